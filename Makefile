@@ -1,0 +1,281 @@
+# SPDX-License-Identifier: MIT
+#
+# blitz: a Kbuild-style build in plain GNU make.
+#
+# Each directory lists its objects in a `Kbuild` file (obj-y, obj-$(CONFIG_X),
+# prog-y for programs, test-y for test programs).  The configuration comes
+# from .config (`make defconfig`), or from configs/defconfig when there is no
+# .config; it is turned into $(O)/include/generated/autoconf.h.
+#
+# `make help` lists every target and variable.
+
+VERSION      := 0
+PATCHLEVEL   := 1
+SUBLEVEL     := 0
+KERNELVERSION = $(VERSION).$(PATCHLEVEL).$(SUBLEVEL)
+
+MAKEFLAGS += --no-builtin-rules --no-builtin-variables
+.SUFFIXES:
+.DEFAULT_GOAL := all
+
+srctree := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+
+# ---------------------------------------------------------------------------
+# User variables
+O        ?= build
+V        ?= 0
+W        ?= 0
+SANITIZE ?=
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= cc
+ifeq ($(origin CC),default)
+CC       := cc
+endif
+AR       := ar
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+DTRACE   ?= dtrace
+
+objtree := $(abspath $(O))
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+# $(call msg,TAG,what): the quiet one-line description of a step.
+msg = $(if $(Q),@printf '  %-7s %s\n' '$(1)' '$(2)';)
+
+# ---------------------------------------------------------------------------
+# Configuration: .config, else configs/defconfig.
+KCONFIG := $(firstword $(wildcard $(srctree)/.config) $(srctree)/configs/defconfig)
+include $(KCONFIG)
+
+# ---------------------------------------------------------------------------
+# Flags
+CSTD      := -std=gnu11
+WARNINGS  := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+             -Wmissing-prototypes -Wno-unused-parameter
+ifeq ($(W),1)
+WARNINGS  += -Wpointer-arith -Wcast-align -Wwrite-strings -Wundef \
+             -Wformat=2 -Wconversion -Wno-sign-conversion -Wvla
+endif
+OPT       := $(if $(filter y,$(CONFIG_DEBUG)),-O1 -g3,-O2 -g)
+SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
+ifneq ($(filter-out thread address undefined,$(SANITIZE)),)
+$(error SANITIZE=$(SANITIZE): accepted values are thread, address, undefined)
+endif
+
+BLITZ_CPPFLAGS := -I$(srctree)/include -I$(objtree)/include -D_GNU_SOURCE \
+                  -include $(objtree)/include/generated/autoconf.h
+BLITZ_CFLAGS   := $(CSTD) $(OPT) $(WARNINGS) -fPIC -pthread $(SANFLAGS) $(EXTRA_CFLAGS)
+BLITZ_LDFLAGS  := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
+LIBS           :=
+
+# ---------------------------------------------------------------------------
+# Kbuild: read every directory's Kbuild file.
+#   obj-y     objects that go into libblitz
+#   prog-y    programs for $(O)/bin/, with <prog>-objs
+#   test-y    test programs for $(O)/tests/, with <prog>-objs
+# A Kbuild entry ending in '/' descends into that directory.
+lib-objs  :=
+progs     :=
+tests     :=
+
+define kbuild-dir
+obj-y  :=
+prog-y :=
+test-y :=
+include $(srctree)/$(1)/Kbuild
+lib-objs += $$(addprefix $(1)/,$$(filter %.o,$$(obj-y)))
+$$(foreach p,$$(prog-y),$$(eval $$(call kbuild-prog,$(1),$$(p),bin)))
+$$(foreach p,$$(test-y),$$(eval $$(call kbuild-prog,$(1),$$(p),tests)))
+$$(foreach d,$$(patsubst %/,%,$$(filter %/,$$(obj-y))),$$(eval $$(call kbuild-dir,$(if $(filter .,$(1)),,$(1)/)$$(d))))
+endef
+
+# $(call kbuild-prog,dir,name,bin|tests)
+define kbuild-prog
+$(3)-$(2)-objs := $$(addprefix $(1)/,$$($(2)-objs))
+$(if $(filter bin,$(3)),progs += $(2),tests += $(2))
+endef
+
+obj-y :=
+include $(srctree)/Kbuild
+top-dirs := $(patsubst %/,%,$(filter %/,$(obj-y)))
+$(foreach d,$(top-dirs),$(eval $(call kbuild-dir,$(d))))
+
+lib-objs  := $(sort $(lib-objs))
+LIB_A     := $(objtree)/lib/libblitz.a
+SONAME    := libblitz.so.$(VERSION)
+LIB_SO_V  := $(objtree)/lib/libblitz.so.$(KERNELVERSION)
+LIB_SO    := $(objtree)/lib/libblitz.so
+BIN_PROGS := $(addprefix $(objtree)/bin/,$(progs))
+TEST_PROGS:= $(addprefix $(objtree)/tests/,$(tests))
+LIB_OBJS  := $(addprefix $(objtree)/,$(lib-objs))
+
+# ---------------------------------------------------------------------------
+# Generated headers
+AUTOCONF   := $(objtree)/include/generated/autoconf.h
+PROBES_H   := $(objtree)/include/generated/blitz_probes.h
+FLAGS_FILE := $(objtree)/.buildflags
+GENERATED  := $(AUTOCONF) $(PROBES_H)
+
+# Objects rebuild when the flags change: the flags are kept in a file that is
+# rewritten only when they differ.
+flags-now := $(CC) $(BLITZ_CPPFLAGS) $(BLITZ_CFLAGS) $(BLITZ_LDFLAGS)
+$(shell mkdir -p $(objtree) && \
+  if [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" != '$(flags-now)' ]; then \
+    printf '%s' '$(flags-now)' > $(FLAGS_FILE); fi)
+
+$(AUTOCONF): $(KCONFIG) $(srctree)/scripts/gen-autoconf
+	$(call msg,GEN,include/generated/autoconf.h)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(srctree)/scripts/gen-autoconf $< > $@.tmp && mv $@.tmp $@
+
+$(PROBES_H): $(srctree)/probes/blitz.d $(srctree)/scripts/gen-probes $(KCONFIG)
+	$(call msg,GEN,include/generated/blitz_probes.h)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(srctree)/scripts/gen-probes $(if $(filter y,$(CONFIG_PROBES)),sdt,noop) \
+		$< $@ $(objtree)/probes/blitz_semaphores.o
+
+ifeq ($(CONFIG_PROBES),y)
+PROBE_OBJ := $(objtree)/probes/blitz_semaphores.o
+$(PROBE_OBJ): $(PROBES_H)
+	@test -f $@
+endif
+
+# ---------------------------------------------------------------------------
+# Compile rules
+$(objtree)/%.o: $(srctree)/%.c $(FLAGS_FILE) | $(GENERATED)
+	$(call msg,CC,$*.o)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(BLITZ_CPPFLAGS) $(BLITZ_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(objtree) -name '*.d' 2>/dev/null)
+
+$(LIB_A): $(LIB_OBJS) $(PROBE_OBJ)
+	$(call msg,AR,lib/libblitz.a)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB_SO_V): $(LIB_OBJS) $(PROBE_OBJ)
+	$(call msg,LD,lib/libblitz.so.$(KERNELVERSION))
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(BLITZ_LDFLAGS) $(LIBS)
+
+$(LIB_SO): $(LIB_SO_V)
+	$(Q)ln -sf $(notdir $<) $(objtree)/lib/$(SONAME)
+	$(Q)ln -sf $(notdir $<) $@
+
+# Programs link against the shared library (so that probes attached to
+# libblitz.so see them); tests link the static archive, which also gives them
+# the internal symbols.
+define prog-rule
+$(objtree)/bin/$(1): $$(addprefix $(objtree)/,$$(bin-$(1)-objs)) $(LIB_SO)
+	$$(call msg,LD,bin/$(1))
+	$$(Q)mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) -o $$@ $$(filter %.o,$$^) -L$(objtree)/lib -lblitz \
+		-Wl,-rpath,'$$$$ORIGIN/../lib' $$(BLITZ_LDFLAGS) $$(LIBS) -lm
+endef
+define test-rule
+$(objtree)/tests/$(1): $$(addprefix $(objtree)/,$$(tests-$(1)-objs)) $(LIB_A)
+	$$(call msg,LD,tests/$(1))
+	$$(Q)mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) -o $$@ $$(filter %.o,$$^) $(LIB_A) $$(BLITZ_LDFLAGS) $$(LIBS) \
+		$$(shell pkg-config --libs check 2>/dev/null || echo -lcheck) -lm
+endef
+$(foreach p,$(progs),$(eval $(call prog-rule,$(p))))
+$(foreach p,$(tests),$(eval $(call test-rule,$(p))))
+
+# ---------------------------------------------------------------------------
+# Targets
+PHONY := all lib progs tests check run tools install uninstall clean distclean \
+         defconfig help bench
+
+all: lib progs
+
+lib: $(LIB_A) $(LIB_SO)
+
+progs: $(BIN_PROGS)
+
+tests: lib progs $(TEST_PROGS)
+
+defconfig:
+	$(call msg,CONFIG,.config from configs/defconfig)
+	$(Q)cp $(srctree)/configs/defconfig $(srctree)/.config
+
+check: tests
+	$(Q)BLITZ_SRCTREE=$(srctree) BLITZ_OBJTREE=$(objtree) \
+		$(objtree)/tests/blitz-tests
+
+run: all
+	$(Q)$(srctree)/experiments/run-default $(objtree)
+
+bench: progs
+	$(Q)$(objtree)/bin/sched-bench
+
+tools:
+	$(Q)$(MAKE) -C $(srctree)/tools O=$(objtree) V=$(V) \
+		$(if $(filter y,$(CONFIG_BPF_TOOLS)),all,disabled)
+
+# install: headers, both libraries, programs, pkg-config file.
+INSTALL_LIB := $(DESTDIR)$(PREFIX)/lib
+INSTALL_INC := $(DESTDIR)$(PREFIX)/include
+INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(INSTALL_LIB)/pkgconfig $(INSTALL_INC)/blitz $(INSTALL_BIN)
+	$(Q)install -m 644 $(srctree)/include/blitz.h $(INSTALL_INC)/
+	$(Q)install -m 644 $(srctree)/include/blitz/*.h $(INSTALL_INC)/blitz/
+	$(Q)install -m 644 $(LIB_A) $(INSTALL_LIB)/
+	$(Q)install -m 755 $(LIB_SO_V) $(INSTALL_LIB)/
+	$(Q)ln -sf libblitz.so.$(KERNELVERSION) $(INSTALL_LIB)/$(SONAME)
+	$(Q)ln -sf libblitz.so.$(KERNELVERSION) $(INSTALL_LIB)/libblitz.so
+	$(Q)for p in $(BIN_PROGS); do install -m 755 $$p $(INSTALL_BIN)/; done
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(KERNELVERSION)|' \
+		-e 's|@LIBS@|$(LIBS)|' \
+		$(srctree)/scripts/blitz.pc.in > $(INSTALL_LIB)/pkgconfig/blitz.pc
+	$(Q)if [ -d $(objtree)/tools/bin ]; then install -m 755 $(objtree)/tools/bin/* $(INSTALL_BIN)/; fi
+
+uninstall:
+	$(Q)rm -rf $(INSTALL_INC)/blitz $(INSTALL_INC)/blitz.h $(INSTALL_LIB)/libblitz.* \
+		$(INSTALL_LIB)/pkgconfig/blitz.pc $(addprefix $(INSTALL_BIN)/,$(progs))
+
+clean:
+	$(call msg,CLEAN,$(O))
+	$(Q)rm -rf $(objtree)
+
+distclean: clean
+	$(Q)rm -f $(srctree)/.config
+
+help:
+	@echo 'blitz $(KERNELVERSION): work-stealing async I/O runtime with USDT probes'
+	@echo ''
+	@echo 'Targets:'
+	@echo '  all        - libblitz.a, libblitz.so and the programs (default)'
+	@echo '  check      - build and run every test (Check summary at the end)'
+	@echo '  run        - run the default experiment (experiments/run-default)'
+	@echo '  bench      - run build/bin/sched-bench with its defaults'
+	@echo '  tools      - build the libbpf tools (CONFIG_BPF_TOOLS)'
+	@echo '  install    - install headers, libraries, programs and blitz.pc'
+	@echo '  uninstall  - remove what install put in PREFIX'
+	@echo '  defconfig  - write .config from configs/defconfig'
+	@echo '  clean      - remove the build directory ($(O))'
+	@echo '  distclean  - clean, and remove .config'
+	@echo '  help       - this text'
+	@echo ''
+	@echo 'Variables:'
+	@echo '  O=dir              build directory (default: build)'
+	@echo '  V=1                print full commands'
+	@echo '  W=1                extra warnings'
+	@echo '  SANITIZE=kind      thread, address or undefined'
+	@echo '  PREFIX=/usr/local  install prefix'
+	@echo '  DESTDIR=dir        staging root for install'
+	@echo '  CC=cc              C compiler'
+	@echo '  EXTRA_CFLAGS=...   added to every compile'
+	@echo '  EXTRA_LDFLAGS=...  added to every link'
+	@echo ''
+	@echo 'Configuration: $(KCONFIG)'
+
+.PHONY: $(PHONY)

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/* core/config.c - the runtime configuration and the BLITZ_* policy knobs. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <blitz/config.h>
+
+unsigned blitz_max_workers(void)
+{
+	return CONFIG_MAX_WORKERS;
+}
+
+void blitz_config_default(struct blitz_config *cfg)
+{
+	cfg->workers = 0;
+	cfg->lifo = true;
+	cfg->global_interval = 0;
+	cfg->steal = BLITZ_STEAL_HALF;
+	cfg->budget = BLITZ_BUDGET_PER_TICK;
+}
+
+/* parse_uint - a whole decimal number in [lo, hi], nothing else. */
+static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
+{
+	struct blitz_config c = *cfg;
+	const char *v;
+
+	if ((v = getenv("BLITZ_WORKERS")) &&
+	    parse_uint(v, 1, CONFIG_MAX_WORKERS, &c.workers)) {
+		snprintf(err, errlen, "BLITZ_WORKERS=%s: expected a number of workers from 1 to %u",
+			 v, CONFIG_MAX_WORKERS);
+		return -EINVAL;
+	}
+	if ((v = getenv("BLITZ_LIFO"))) {
+		if (!strcmp(v, "0"))
+			c.lifo = false;
+		else if (!strcmp(v, "1"))
+			c.lifo = true;
+		else {
+			snprintf(err, errlen, "BLITZ_LIFO=%s: expected 0 (LIFO slot off) or 1 (on)", v);
+			return -EINVAL;
+		}
+	}
+	if ((v = getenv("BLITZ_GLOBAL_INTERVAL"))) {
+		if (!strcmp(v, "adaptive"))
+			c.global_interval = 0;
+		else if (parse_uint(v, 1, BLITZ_MAX_GLOBAL_INTERVAL, &c.global_interval)) {
+			snprintf(err, errlen,
+				 "BLITZ_GLOBAL_INTERVAL=%s: expected 'adaptive' or a number of polls from 1 to %u",
+				 v, BLITZ_MAX_GLOBAL_INTERVAL);
+			return -EINVAL;
+		}
+	}
+	if ((v = getenv("BLITZ_STEAL"))) {
+		if (!strcmp(v, "half"))
+			c.steal = BLITZ_STEAL_HALF;
+		else if (!strcmp(v, "one"))
+			c.steal = BLITZ_STEAL_ONE;
+		else {
+			snprintf(err, errlen, "BLITZ_STEAL=%s: expected 'half' or 'one'", v);
+			return -EINVAL;
+		}
+	}
+	if ((v = getenv("BLITZ_BUDGET")) && parse_uint(v, 1, 1u << 20, &c.budget)) {
+		snprintf(err, errlen, "BLITZ_BUDGET=%s: expected a number of polls per tick from 1 to %u",
+			 v, 1u << 20);
+		return -EINVAL;
+	}
+	*cfg = c;
+	return 0;
+}
+
+int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->workers > CONFIG_MAX_WORKERS) {
+		snprintf(err, errlen, "workers=%u: at most %u (CONFIG_MAX_WORKERS)",
+			 cfg->workers, CONFIG_MAX_WORKERS);
+		return -EINVAL;
+	}
+	if (cfg->global_interval > BLITZ_MAX_GLOBAL_INTERVAL) {
+		snprintf(err, errlen, "global_interval=%u: 0 (adaptive) or 1 to %u",
+			 cfg->global_interval, BLITZ_MAX_GLOBAL_INTERVAL);
+		return -EINVAL;
+	}
+	if (cfg->steal != BLITZ_STEAL_HALF && cfg->steal != BLITZ_STEAL_ONE) {
+		snprintf(err, errlen, "steal=%d: BLITZ_STEAL_HALF or BLITZ_STEAL_ONE", cfg->steal);
+		return -EINVAL;
+	}
+	if (cfg->budget == 0) {
+		snprintf(err, errlen, "budget=0: at least 1 poll per tick");
+		return -EINVAL;
+	}
+	return 0;
+}

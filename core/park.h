@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/park.h - a worker's futex sleep (seed 000's ParkState):
+ * UNPARKED -> PARKED (the sleeper) -> NOTIFIED (a waker) -> UNPARKED.
+ */
+#ifndef BLITZ_CORE_PARK_H
+#define BLITZ_CORE_PARK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { PARK_UNPARKED = 0, PARK_PARKED = 1, PARK_NOTIFIED = 2 };
+
+struct blitz_park {
+	_Atomic uint32_t futex;
+};
+
+void park_init(struct blitz_park *p);
+bool park_wait(struct blitz_park *p, uint64_t timeout_ns);
+void park_unpark(struct blitz_park *p);
+
+#endif

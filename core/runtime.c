@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/runtime.c - runtime lifecycle: init with a config, lazy start of the
+ * workers, block_on, join from outside, shutdown, statistics.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "probes.h"
+#include "runtime.h"
+#include "task.h"
+#include "worker.h"
+
+struct blitz_runtime *blitz_current_runtime(void)
+{
+	if (current_worker)
+		return current_worker->rt;
+	return current_task ? current_task->rt : NULL;
+}
+
+int blitz_current_worker(void)
+{
+	return current_worker ? (int)current_worker->index : -1;
+}
+
+unsigned blitz_runtime_workers(const struct blitz_runtime *rt)
+{
+	return rt->num_workers;
+}
+
+const struct blitz_config *blitz_runtime_config(const struct blitz_runtime *rt)
+{
+	return &rt->cfg;
+}
+
+struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+	char err[256];
+
+	if (cfg) {
+		c = *cfg;
+	} else {
+		blitz_config_default(&c);
+		if (blitz_config_from_env(&c, err, sizeof(err))) {
+			fprintf(stderr, "blitz: %s\n", err);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	if (c.workers == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c.workers = n < 1 ? 1 : n > CONFIG_MAX_WORKERS ? CONFIG_MAX_WORKERS : (unsigned)n;
+	}
+	if (blitz_config_validate(&c, err, sizeof(err))) {
+		fprintf(stderr, "blitz: %s\n", err);
+		errno = EINVAL;
+		return NULL;
+	}
+	rt = aligned_alloc(CACHE_LINE, (sizeof(*rt) + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1));
+	if (!rt)
+		return NULL;
+	memset(rt, 0, sizeof(*rt));
+	rt->workers = aligned_alloc(CACHE_LINE, sizeof(*rt->workers) * c.workers);
+	if (!rt->workers) {
+		free(rt);
+		return NULL;
+	}
+	rt->cfg = c;
+	rt->num_workers = c.workers;
+	inject_init(&rt->inject);
+	idle_init(&rt->idle, c.workers);
+	owned_init(&rt->owned);
+	atomic_init(&rt->shutdown, false);
+	atomic_init(&rt->started, false);
+	atomic_init(&rt->external_spawned, 0);
+	pthread_mutex_init(&rt->start_lock, NULL);
+	for (unsigned i = 0; i < c.workers; i++)
+		worker_init(&rt->workers[i], rt, i);
+	return rt;
+}
+
+/* runtime_start - start the workers on the first spawn (lazy start). */
+void runtime_start(struct blitz_runtime *rt)
+{
+	/* Acquire: pairs with the release below; the threads exist. */
+	if (atomic_load_explicit(&rt->started, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&rt->start_lock);
+	if (!atomic_load_explicit(&rt->started, memory_order_relaxed)) {
+		for (unsigned i = 0; i < rt->num_workers; i++) {
+			if (pthread_create(&rt->workers[i].thread, NULL, worker_main,
+					   &rt->workers[i])) {
+				perror("blitz: pthread_create");
+				abort();
+			}
+		}
+		atomic_store_explicit(&rt->started, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&rt->start_lock);
+}
+
+/*
+ * runtime_notify_parked - the producer's half of the idle protocol
+ * (core/idle.h): after queueing a task, wake one sleeping worker if nobody
+ * is searching.  @waker: the notifying worker's index, -1 from outside.
+ */
+void runtime_notify_parked(struct blitz_runtime *rt, int waker)
+{
+	int w;
+
+	/* seq_cst fence: order our queue push before the idle-state loads. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (idle_searching(&rt->idle) != 0)
+		return;
+	w = idle_claim_parked(&rt->idle);
+	if (w < 0)
+		return;
+	/* Relaxed: published by park_unpark's exchange. */
+	atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
+	park_unpark(&rt->workers[w].park);
+}
+
+/* runtime_has_work - is anything queued that a worker could take? */
+bool runtime_has_work(struct blitz_runtime *rt)
+{
+	if (!inject_is_empty(&rt->inject))
+		return true;
+	for (unsigned i = 0; i < rt->num_workers; i++)
+		if (!queue_is_empty(&rt->workers[i].queue))
+			return true;
+	return false;
+}
+
+/* runtime_schedule - queue @t from a thread that is not one of @rt's workers. */
+void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield)
+{
+	(void)yield;
+	inject_push(&rt->inject, t);
+	runtime_notify_parked(rt, -1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Waiting from outside the runtime                                        */
+
+struct thread_waker {
+	_Atomic uint32_t woken;
+};
+
+static void thread_wake(const void *data)
+{
+	struct thread_waker *tw = (struct thread_waker *)data;
+
+	/* Release: the joiner's acquire load sees the task's final state. */
+	atomic_store_explicit(&tw->woken, 1, memory_order_release);
+	syscall(SYS_futex, &tw->woken, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static struct blitz_waker thread_clone(const void *data);
+static void thread_drop(const void *data) { (void)data; }
+
+static const struct blitz_waker_vtable thread_waker_vtable = {
+	.wake = thread_wake,
+	.wake_by_ref = thread_wake,
+	.clone = thread_clone,
+	.drop = thread_drop,
+};
+
+static struct blitz_waker thread_clone(const void *data)
+{
+	return (struct blitz_waker){ .data = data, .vtable = &thread_waker_vtable };
+}
+
+/*
+ * wait_outside - wait for @t from a non-worker thread.  With @help, run
+ * queued tasks meanwhile.  The waker lives on our stack, so once it is
+ * registered we return only after the completer has called it.
+ */
+static int wait_outside(struct blitz_task *t, bool help)
+{
+	struct thread_waker tw = { .woken = 0 };
+	uint64_t s = task_state_load(t);
+	bool registered = false;
+
+	if (current_worker) {
+		errno = EDEADLK;
+		return -EDEADLK;	/* a worker must await with blitz_join_poll */
+	}
+	if (task_lifecycle(s) != TASK_COMPLETE && !(s & TASK_JOIN_WAKER)) {
+		t->join_waker = thread_clone(&tw);
+		for (;;) {
+			if (task_lifecycle(s) == TASK_COMPLETE)
+				break;
+			if (atomic_compare_exchange_weak_explicit(&t->state, &s, s | TASK_JOIN_WAKER,
+								  memory_order_acq_rel,
+								  memory_order_acquire)) {
+				registered = true;
+				break;
+			}
+		}
+	}
+	while (registered ? !atomic_load_explicit(&tw.woken, memory_order_acquire)
+			  : task_lifecycle(task_state_load(t)) != TASK_COMPLETE) {
+		struct blitz_task *other = help ? inject_pop(&t->rt->inject) : NULL;
+		struct timespec ts = { 0, 1000000 };
+
+		if (other) {
+			worker_run_task(NULL, other, SRC_HELPER);
+			continue;
+		}
+		if (registered)
+			syscall(SYS_futex, &tw.woken, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		else
+			sched_yield();
+	}
+	return blitz_task_cancelled(t) ? -ECANCELED : 0;
+}
+
+int blitz_join(struct blitz_task *t)
+{
+	return wait_outside(t, true);
+}
+
+int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
+		   void *state, size_t size)
+{
+	struct blitz_task *t = blitz_spawn(rt, vt, state, size);
+	int ret;
+
+	if (!t)
+		return -errno;
+	ret = wait_outside(t, false);
+	if (ret != -EDEADLK && size)
+		memcpy(state, task_user(t), size);
+	blitz_task_release(t);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Shutdown                                                                */
+
+void blitz_runtime_free(struct blitz_runtime *rt)
+{
+	struct blitz_task *t;
+
+	if (!rt)
+		return;
+	owned_close(&rt->owned);		/* no new tasks from here on */
+	/* Release: pairs with the workers' acquire load of the flag. */
+	atomic_store_explicit(&rt->shutdown, true, memory_order_release);
+	if (atomic_load_explicit(&rt->started, memory_order_acquire)) {
+		for (unsigned i = 0; i < rt->num_workers; i++)
+			park_unpark(&rt->workers[i].park);
+		for (unsigned i = 0; i < rt->num_workers; i++)
+			pthread_join(rt->workers[i].thread, NULL);
+	}
+	/*
+	 * The workers are gone: the queues (LIFO slots, rings, batch buffers,
+	 * the global queue) hold no references, so forget them; every task
+	 * that has not completed is still on the live list, queued or waiting.
+	 * Cancel and drop each of them (a drop may release other handles).
+	 */
+	while ((t = owned_pop_any(&rt->owned)))
+		task_finish(t, -1, 1);
+	inject_destroy(&rt->inject);
+	owned_destroy(&rt->owned);
+	pthread_mutex_destroy(&rt->start_lock);
+	free(rt->workers);
+	free(rt);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Statistics                                                              */
+
+int blitz_worker_stats(const struct blitz_runtime *rt, unsigned index,
+		       struct blitz_worker_stats *out)
+{
+	if (index >= rt->num_workers)
+		return -EINVAL;
+	worker_read_stats(&rt->workers[index], out);
+	return 0;
+}
+
+void blitz_stats(const struct blitz_runtime *rt, struct blitz_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->num_workers = rt->num_workers;
+	out->total_spawned = atomic_load_explicit(&((struct blitz_runtime *)rt)->external_spawned,
+						  memory_order_relaxed);
+	for (unsigned i = 0; i < rt->num_workers; i++) {
+		struct blitz_worker_stats ws;
+
+		worker_read_stats(&rt->workers[i], &ws);
+		out->total_spawned += ws.spawned;
+		out->total_polled += ws.polls;
+		out->total_stolen += ws.stolen;
+		out->total_parked += ws.parks;
+	}
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/worker.c - the worker run loop, work finding, and parking (seed 000).
+ *
+ * Work-finding order (find_work):
+ *   0. the global queue first when a global check is due (every
+ *      global_interval polls: fairness for tasks queued from outside);
+ *   1. the global batch buffer (tasks already fetched, no lock);
+ *   2. the LIFO slot (at most BLITZ_MAX_LIFO_POLLS per tick, then the slot
+ *      is flushed to the ring);
+ *   3. the local ring (FIFO);
+ *   4. the global queue (a batch of min(64, max(4, len / workers)));
+ *   5. steal from a random victim (xorshift64+), as a searcher;
+ *   6. the global queue once more;
+ *   7. nothing: the run loop parks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock.h"
+#include "probes.h"
+#include "runtime.h"
+#include "task.h"
+#include "worker.h"
+
+__thread struct blitz_worker *current_worker;
+__thread struct blitz_task *current_task;
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* xorshift64+ (Vigna): the victim picker. */
+static uint64_t worker_rand(struct blitz_worker *w)
+{
+	uint64_t s1 = w->rng[0];
+	const uint64_t s0 = w->rng[1];
+
+	w->rng[0] = s0;
+	s1 ^= s1 << 23;
+	w->rng[1] = s1 ^ s0 ^ (s1 >> 17) ^ (s0 >> 26);
+	return w->rng[1] + s0;
+}
+
+void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned index)
+{
+	uint64_t seed = (uint64_t)index * 0x2545f4914f6cdd1dull + 1;
+
+	queue_init(&w->queue);
+	atomic_init(&w->lifo, NULL);
+	atomic_init(&w->transitioning_to_park, false);
+	w->searching = false;
+	w->index = index;
+	w->rt = rt;
+	w->tick = 0;
+	w->budget = rt->cfg.budget;
+	w->lifo_polls = 0;
+	w->polls_since_global = 0;
+	w->ewma_poll_ns = 50000;	/* the seeds' default: interval 20 */
+	w->global_interval = rt->cfg.global_interval ? rt->cfg.global_interval
+		: (uint32_t)(BLITZ_TARGET_GLOBAL_LATENCY_NS / w->ewma_poll_ns);
+	w->rng[0] = splitmix64(&seed);
+	w->rng[1] = splitmix64(&seed);
+	w->batch_head = w->batch_len = 0;
+	park_init(&w->park);
+	atomic_init(&w->woken_by, -1);
+	memset(&w->stats, 0, sizeof(w->stats));
+	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
+	atomic_store_explicit(&w->stats.global_interval, w->global_interval, memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Scheduling onto this worker                                             */
+
+/*
+ * should_notify_others - is there work here that another worker could take?
+ * Not while we search (the last searcher notifies when it finds work).
+ */
+static bool should_notify_others(struct blitz_worker *w)
+{
+	if (w->searching)
+		return false;
+	return queue_len(&w->queue) > 0;
+}
+
+static void push_ring(struct blitz_worker *w, struct blitz_task *t)
+{
+	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
+
+	if (r == QUEUE_PUSHED) {
+		BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
+				 BLITZ_LOCAL_PUSH_ENABLED() ? queue_len(&w->queue) : 0);
+		return;
+	}
+	stat_inc(w, overflows);
+	stat_add(w, overflowed, r == QUEUE_OVERFLOWED ? QUEUE_HALF : 1);
+	BLITZ_OVERFLOW((int)w->index, r == QUEUE_OVERFLOWED ? QUEUE_HALF : 1);
+	if (r == QUEUE_OVERFLOWED)
+		BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
+				 BLITZ_LOCAL_PUSH_ENABLED() ? queue_len(&w->queue) : 0);
+}
+
+/*
+ * worker_schedule_local - queue @t on the calling worker @w: the LIFO slot
+ * for a wake or a spawn (evicting the old occupant to the ring), the back of
+ * the ring for a yield or when the LIFO slot is switched off.  While @w is
+ * on its way to park the task goes to the global queue instead, so that it
+ * is not left in a slot that is about to be flushed (seed 000).
+ */
+void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	/*
+	 * Relaxed: transitioning_to_park is written only by this same thread
+	 * (the owner); wakes from other threads never use this path.
+	 */
+	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed)) {
+		inject_push(&rt->inject, t);
+		runtime_notify_parked(rt, (int)w->index);
+		return;
+	}
+	if (yield || !rt->cfg.lifo) {
+		push_ring(w, t);
+	} else {
+		/* Relaxed: only this thread reads or writes its LIFO slot. */
+		struct blitz_task *prev = atomic_load_explicit(&w->lifo, memory_order_relaxed);
+
+		atomic_store_explicit(&w->lifo, t, memory_order_relaxed);
+		if (!prev)
+			return;		/* nothing new for others to steal */
+		push_ring(w, prev);
+	}
+	if (should_notify_others(w))
+		runtime_notify_parked(rt, (int)w->index);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Finding work                                                            */
+
+static struct blitz_task *batch_pop(struct blitz_worker *w)
+{
+	if (w->batch_head == w->batch_len)
+		return NULL;
+	return w->batch[w->batch_head++];
+}
+
+/*
+ * global_fetch - take min(64, max(4, len / workers)) tasks (at most the 32
+ * the batch buffer holds besides the one returned) from the global queue.
+ */
+static struct blitz_task *global_fetch(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+	size_t len = inject_len(&rt->inject);
+	size_t n, got;
+	struct blitz_task *tmp[BLITZ_BATCH_BUFFER + 1];
+
+	w->polls_since_global = 0;
+	if (len == 0)
+		return NULL;
+	n = len / rt->num_workers;
+	if (n < BLITZ_MIN_GLOBAL_BATCH)
+		n = BLITZ_MIN_GLOBAL_BATCH;
+	if (n > BLITZ_MAX_GLOBAL_BATCH)
+		n = BLITZ_MAX_GLOBAL_BATCH;
+	if (n > BLITZ_BATCH_BUFFER + 1)
+		n = BLITZ_BATCH_BUFFER + 1;
+	/* The batch buffer is empty here: find_work drains it first. */
+	got = inject_pop_batch(&rt->inject, tmp, n);
+	if (got == 0)
+		return NULL;
+	for (size_t i = 1; i < got; i++)
+		w->batch[i - 1] = tmp[i];
+	w->batch_head = 0;
+	w->batch_len = (uint32_t)(got - 1);
+	stat_inc(w, global_batches);
+	stat_add(w, global_tasks, got);
+	BLITZ_GLOBAL_BATCH((int)w->index, (uint32_t)got,
+			   BLITZ_GLOBAL_BATCH_ENABLED() ? inject_len(&rt->inject) : 0);
+	return tmp[0];
+}
+
+static void lifo_flush(struct blitz_worker *w, int reason)
+{
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
+	struct blitz_task *t = atomic_load_explicit(&w->lifo, memory_order_relaxed);
+
+	if (!t)
+		return;
+	atomic_store_explicit(&w->lifo, NULL, memory_order_relaxed);
+	BLITZ_LIFO_FLUSH((int)w->index, (uint64_t)(uintptr_t)t, reason);
+	push_ring(w, t);
+}
+
+static struct blitz_task *lifo_take(struct blitz_worker *w)
+{
+	struct blitz_task *t;
+
+	if (!w->rt->cfg.lifo)
+		return NULL;
+	if (w->lifo_polls >= BLITZ_MAX_LIFO_POLLS) {
+		lifo_flush(w, LIFO_FLUSH_CAP);
+		return NULL;
+	}
+	t = atomic_load_explicit(&w->lifo, memory_order_relaxed);
+	if (!t)
+		return NULL;
+	atomic_store_explicit(&w->lifo, NULL, memory_order_relaxed);
+	w->lifo_polls++;
+	stat_inc(w, lifo_hits);
+	BLITZ_LIFO_HIT((int)w->index, (uint64_t)(uintptr_t)t);
+	return t;
+}
+
+/* Leave the searching state; the last searcher to find work wakes another. */
+static void end_searching(struct blitz_worker *w, bool found)
+{
+	if (!w->searching)
+		return;
+	w->searching = false;
+	bool last = idle_transition_from_searching(&w->rt->idle);
+
+	BLITZ_SEARCHING_END((int)w->index, atomic_load_explicit(&w->rt->idle.num_searching,
+								memory_order_relaxed), found);
+	if (last && found)
+		runtime_notify_parked(w->rt, (int)w->index);
+}
+
+static struct blitz_task *steal_work(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+	unsigned n = rt->num_workers;
+	uint32_t max = rt->cfg.steal == BLITZ_STEAL_ONE ? 1 : QUEUE_HALF;
+
+	if (n < 2)
+		return NULL;
+	if (!w->searching) {
+		if (!idle_try_become_searcher(&rt->idle))
+			return NULL;
+		w->searching = true;
+		BLITZ_SEARCHING_START((int)w->index,
+				      atomic_load_explicit(&rt->idle.num_searching,
+							   memory_order_relaxed));
+	}
+	unsigned start = (unsigned)(worker_rand(w) % n);
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned v = (start + i) % n;
+		uint32_t taken;
+		int fail;
+		struct blitz_task *t;
+
+		if (v == w->index)
+			continue;
+		t = queue_steal_into(&rt->workers[v].queue, &w->queue, max, &taken, &fail);
+		if (t) {
+			stat_inc(w, steals);
+			stat_add(w, stolen, taken);
+			BLITZ_STEAL((int)w->index, (int)v, taken);
+			return t;
+		}
+		stat_inc(w, steal_fails);
+		BLITZ_STEAL_FAIL((int)w->index, (int)v, fail);
+	}
+	return NULL;
+}
+
+static struct blitz_task *find_work(struct blitz_worker *w, int *source)
+{
+	struct blitz_task *t;
+
+	if (w->polls_since_global >= w->global_interval &&
+	    w->batch_head == w->batch_len &&
+	    (t = global_fetch(w))) {
+		*source = SRC_GLOBAL;
+		return t;
+	}
+	if ((t = batch_pop(w))) {
+		*source = SRC_BATCH;
+		return t;
+	}
+	if ((t = lifo_take(w))) {
+		*source = SRC_LIFO;
+		return t;
+	}
+	if ((t = queue_pop(&w->queue))) {
+		*source = SRC_RING;
+		return t;
+	}
+	if ((t = global_fetch(w))) {
+		*source = SRC_GLOBAL;
+		return t;
+	}
+	if ((t = steal_work(w))) {
+		*source = SRC_STEAL;
+		return t;
+	}
+	if ((t = global_fetch(w))) {
+		*source = SRC_GLOBAL;
+		return t;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Running tasks                                                           */
+
+/* worker_run_task - poll @t once on @w (NULL: a helping non-worker thread). */
+void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
+{
+	int widx = w ? (int)w->index : -1;
+	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
+	uint64_t prev = task_transition_to_running(t);
+
+	if (w)
+		stat_inc(w, polls);
+	if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
+		task_finish(t, widx, 1);
+		return;
+	}
+	current_task = t;
+	BLITZ_TASK_POLL_START(widx, (uint64_t)(uintptr_t)t, source);
+	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
+	BLITZ_TASK_POLL_END(widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY);
+	current_task = NULL;
+
+	if (r == BLITZ_READY) {
+		task_finish(t, widx, 0);
+		return;
+	}
+	if (task_transition_after_poll(t, cx.yielded) == TASK_RESCHEDULE) {
+		BLITZ_TASK_SCHEDULE((uint64_t)(uintptr_t)t, widx,
+				    w ? DEST_RING : DEST_GLOBAL);
+		t->vtable->reschedule(t);
+	}
+}
+
+/* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
+static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t elapsed)
+{
+	uint64_t avg, interval;
+
+	if (tasks_run == 0)
+		return;
+	avg = elapsed / tasks_run;
+	w->ewma_poll_ns = (avg + 9 * w->ewma_poll_ns) / 10;
+	if (w->ewma_poll_ns == 0)
+		w->ewma_poll_ns = 1;
+	if (w->rt->cfg.global_interval) {
+		interval = w->rt->cfg.global_interval;
+	} else {
+		interval = BLITZ_TARGET_GLOBAL_LATENCY_NS / w->ewma_poll_ns;
+		if (interval < BLITZ_MIN_GLOBAL_INTERVAL)
+			interval = BLITZ_MIN_GLOBAL_INTERVAL;
+		if (interval > BLITZ_MAX_GLOBAL_INTERVAL)
+			interval = BLITZ_MAX_GLOBAL_INTERVAL;
+	}
+	w->global_interval = (uint32_t)interval;
+	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
+	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
+	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Parking                                                                 */
+
+static void worker_park(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+	struct blitz_idle *idle = &rt->idle;
+	bool notified;
+	int reason;
+
+	/*
+	 * From here on, wakes on this thread go to the global queue (seq_cst:
+	 * ordered before the bitmap update below, for readers on this thread
+	 * it only needs to be program-ordered).
+	 */
+	atomic_store(&w->transitioning_to_park, true);
+	lifo_flush(w, LIFO_FLUSH_PARK);
+	if (!queue_is_empty(&w->queue) || w->batch_head != w->batch_len)
+		goto out;
+
+	idle_set_parked(idle, w->index, w->searching);
+	if (w->searching) {
+		w->searching = false;
+		BLITZ_SEARCHING_END((int)w->index, idle_searching(idle), 0);
+	}
+	/* Final check, after our bit is visible (the parker's half of idle.h). */
+	if (runtime_has_work(rt) || atomic_load(&rt->shutdown)) {
+		if (!idle_unset_parked(idle, w->index))
+			w->searching = true;	/* claimed meanwhile: we search */
+		goto out;
+	}
+
+	stat_inc(w, parks);
+	BLITZ_PARK((int)w->index, BLITZ_PARK_TIMEOUT_NS);
+	notified = park_wait(&w->park, BLITZ_PARK_TIMEOUT_NS);
+	if (idle_unset_parked(idle, w->index)) {
+		reason = atomic_load(&rt->shutdown) ? UNPARK_SHUTDOWN : UNPARK_TIMEOUT;
+	} else {
+		/* A waker cleared our bit and made us a searcher. */
+		w->searching = true;
+		reason = UNPARK_NOTIFIED;
+	}
+	(void)notified;
+	BLITZ_UNPARK((int)w->index, reason,
+		     reason == UNPARK_NOTIFIED ? atomic_load_explicit(&w->woken_by,
+								      memory_order_relaxed) : -2);
+out:
+	atomic_store_explicit(&w->transitioning_to_park, false, memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The run loop                                                            */
+
+static void worker_tick(struct blitz_worker *w)
+{
+	uint64_t start = clock_now_ns();
+	uint32_t tasks_run = 0;
+	int source;
+
+	w->tick++;
+	w->budget = w->rt->cfg.budget;
+	w->lifo_polls = 0;
+	while (w->budget > 0) {
+		struct blitz_task *t = find_work(w, &source);
+
+		if (!t)
+			break;
+		end_searching(w, true);
+		worker_run_task(w, t, source);
+		w->budget--;
+		w->polls_since_global++;
+		tasks_run++;
+	}
+	if (w->budget == 0) {
+		stat_inc(w, budget_exhausted);
+		BLITZ_BUDGET_EXHAUSTED((int)w->index, w->tick);
+	}
+	update_interval(w, tasks_run, clock_now_ns() - start);
+	if (tasks_run == 0)
+		worker_park(w);
+}
+
+void *worker_main(void *arg)
+{
+	struct blitz_worker *w = arg;
+
+	current_worker = w;
+	/* Acquire: pairs with the release store in blitz_runtime_free(). */
+	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
+		worker_tick(w);
+	end_searching(w, false);
+	current_worker = NULL;
+	return NULL;
+}
+
+void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *o)
+{
+	const struct worker_stats *s = &w->stats;
+
+#define RD(f) o->f = atomic_load_explicit(&s->f, memory_order_relaxed)
+	RD(polls); RD(steals); RD(stolen); RD(steal_fails); RD(parks);
+	RD(lifo_hits); RD(global_batches); RD(global_tasks); RD(overflows);
+	RD(overflowed); RD(spawned); RD(budget_exhausted); RD(ewma_poll_ns);
+	RD(global_interval);
+#undef RD
+}

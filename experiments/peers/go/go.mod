@@ -1,0 +1,3 @@
+module sched-bench-go
+
+go 1.19

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sched-bench - Tokio's scheduler benchmarks (benches/rt_multi_threaded.rs)
+ * on blitz, with Tokio's parameters.  One JSON line per benchmark:
+ *
+ * {"runtime":"blitz","bench":"spawn_many_local","workers":2,"backend":"none",
+ *  "ops":10000,"iters":15,"median_ns":...,"min_ns":...,"ns_per_op":...}
+ *
+ * The same benchmarks for Tokio and Go are in experiments/peers/.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <blitz.h>
+
+#define SPAWN_TASKS	10000
+#define YIELD_TASKS	200
+#define YIELD_COUNT	1000
+#define PING_PONGS	1000
+#define CHAIN_LEN	1000
+
+static struct blitz_runtime *rt;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sched-bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* A countdown whose last decrement sends on a oneshot. */
+struct countdown {
+	_Atomic long left;
+	struct blitz_oneshot *done;
+};
+
+static void countdown_hit(struct countdown *c)
+{
+	if (atomic_fetch_sub_explicit(&c->left, 1, memory_order_acq_rel) == 1)
+		blitz_oneshot_send(c->done, 1);
+}
+
+/* A root task that waits for a oneshot (the bench's rx.recv()). */
+struct wait_done {
+	struct blitz_oneshot *done;
+};
+
+static enum blitz_poll wait_done_poll(void *arg, struct blitz_cx *cx)
+{
+	struct wait_done *s = arg;
+	uint64_t v;
+	int err;
+
+	return blitz_oneshot_recv_poll(s->done, cx, &v, &err);
+}
+static const struct blitz_task_vtable wait_done_vt = BLITZ_TASK_VTABLE(wait_done_poll, NULL);
+
+/* ---------------------------------------------------------------------- */
+/* spawn_many_local: one task spawns 10,000 tasks that count down.         */
+
+struct hit { struct countdown *c; };
+
+static enum blitz_poll hit_poll(void *arg, struct blitz_cx *cx)
+{
+	countdown_hit(((struct hit *)arg)->c);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable hit_vt = BLITZ_TASK_VTABLE(hit_poll, NULL);
+
+struct spawner {
+	struct blitz_co co;
+	struct blitz_oneshot done;
+	struct countdown c;
+	int n;
+};
+
+static enum blitz_poll spawner_poll(void *arg, struct blitz_cx *cx)
+{
+	struct spawner *s = arg;
+	uint64_t v;
+	int err;
+
+	BLITZ_CO_BEGIN(&s->co);
+	blitz_oneshot_init(&s->done);
+	s->c.done = &s->done;
+	atomic_init(&s->c.left, s->n);
+	for (int i = 0; i < s->n; i++) {
+		struct hit h = { &s->c };
+
+		if (blitz_spawn_detached(NULL, &hit_vt, &h, sizeof(h)))
+			die("spawn");
+	}
+	BLITZ_AWAIT(&s->co, blitz_oneshot_recv_poll(&s->done, cx, &v, &err));
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable spawner_vt = BLITZ_TASK_VTABLE(spawner_poll, NULL);
+
+static void bench_spawn_many_local(void)
+{
+	struct spawner s = { .n = SPAWN_TASKS };
+
+	if (blitz_block_on(rt, &spawner_vt, &s, sizeof(s)))
+		die("block_on");
+}
+
+/* ---------------------------------------------------------------------- */
+/* spawn_many_remote: main spawns 10,000 empty tasks, then awaits each.   */
+
+static enum blitz_poll empty_poll(void *arg, struct blitz_cx *cx)
+{
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable empty_vt = BLITZ_TASK_VTABLE(empty_poll, NULL);
+
+struct join_all {
+	struct blitz_co co;
+	struct blitz_task **handles;
+	int n, i;
+};
+
+static enum blitz_poll join_all_poll(void *arg, struct blitz_cx *cx)
+{
+	struct join_all *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	for (s->i = 0; s->i < s->n; s->i++) {
+		BLITZ_AWAIT(&s->co, blitz_join_poll(s->handles[s->i], cx));
+		blitz_task_release(s->handles[s->i]);
+	}
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable join_all_vt = BLITZ_TASK_VTABLE(join_all_poll, NULL);
+
+static struct blitz_task *handles[SPAWN_TASKS];
+
+static void bench_spawn_many_remote(void)
+{
+	struct join_all j = { .handles = handles, .n = SPAWN_TASKS };
+
+	for (int i = 0; i < SPAWN_TASKS; i++)
+		if (!(handles[i] = blitz_spawn(rt, &empty_vt, NULL, 0)))
+			die("spawn");
+	if (blitz_block_on(rt, &join_all_vt, &j, sizeof(j)))
+		die("block_on");
+}
+
+/* ---------------------------------------------------------------------- */
+/* yield_many: 200 tasks x 1,000 yields, spawned from main.               */
+
+struct yielder {
+	struct blitz_co co;
+	struct countdown *c;
+	int i;
+};
+
+static enum blitz_poll yielder_poll(void *arg, struct blitz_cx *cx)
+{
+	struct yielder *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	for (s->i = 0; s->i < YIELD_COUNT; s->i++)
+		BLITZ_YIELD(&s->co, cx);
+	countdown_hit(s->c);
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable yielder_vt = BLITZ_TASK_VTABLE(yielder_poll, NULL);
+
+static void bench_yield_many(void)
+{
+	struct blitz_oneshot done;
+	struct countdown c = { .done = &done };
+	struct wait_done w = { &done };
+
+	blitz_oneshot_init(&done);
+	atomic_init(&c.left, YIELD_TASKS);
+	for (int i = 0; i < YIELD_TASKS; i++) {
+		struct yielder y = { .c = &c };
+
+		if (blitz_spawn_detached(rt, &yielder_vt, &y, sizeof(y)))
+			die("spawn");
+	}
+	if (blitz_block_on(rt, &wait_done_vt, &w, sizeof(w)))
+		die("block_on");
+}
+
+/* ---------------------------------------------------------------------- */
+/* ping_pong: 1,000 x (spawn a task that spawns a pong, two oneshots).    */
+
+struct pong {
+	struct blitz_co co;
+	struct blitz_oneshot rx1;	/* ping -> pong */
+	struct blitz_oneshot *tx2;	/* pong -> ping (in the ping's state) */
+};
+
+static enum blitz_poll pong_poll(void *arg, struct blitz_cx *cx)
+{
+	struct pong *s = arg;
+	uint64_t v;
+	int err;
+
+	BLITZ_CO_BEGIN(&s->co);
+	BLITZ_AWAIT(&s->co, blitz_oneshot_recv_poll(&s->rx1, cx, &v, &err));
+	blitz_oneshot_send(s->tx2, 1);
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable pong_vt = BLITZ_TASK_VTABLE(pong_poll, NULL);
+
+struct ping {
+	struct blitz_co co;
+	struct blitz_oneshot rx2;
+	struct countdown *c;
+};
+
+static enum blitz_poll ping_poll(void *arg, struct blitz_cx *cx)
+{
+	struct ping *s = arg;
+	struct blitz_task *h;
+	struct pong *p;
+	struct pong init;
+	uint64_t v;
+	int err;
+
+	BLITZ_CO_BEGIN(&s->co);
+	blitz_oneshot_init(&s->rx2);
+	blitz_oneshot_init(&init.rx1);
+	init.co.line = 0;
+	init.tx2 = &s->rx2;
+	if (!(h = blitz_spawn(NULL, &pong_vt, &init, sizeof(init))))
+		die("spawn");
+	p = blitz_task_state(h);
+	blitz_oneshot_send(&p->rx1, 1);
+	blitz_task_release(h);
+	BLITZ_AWAIT(&s->co, blitz_oneshot_recv_poll(&s->rx2, cx, &v, &err));
+	countdown_hit(s->c);
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable ping_vt = BLITZ_TASK_VTABLE(ping_poll, NULL);
+
+struct ping_root {
+	struct blitz_co co;
+	struct blitz_oneshot done;
+	struct countdown c;
+};
+
+static enum blitz_poll ping_root_poll(void *arg, struct blitz_cx *cx)
+{
+	struct ping_root *s = arg;
+	uint64_t v;
+	int err;
+
+	BLITZ_CO_BEGIN(&s->co);
+	blitz_oneshot_init(&s->done);
+	s->c.done = &s->done;
+	atomic_init(&s->c.left, PING_PONGS);
+	for (int i = 0; i < PING_PONGS; i++) {
+		struct ping p = { .c = &s->c };
+
+		if (blitz_spawn_detached(NULL, &ping_vt, &p, sizeof(p)))
+			die("spawn");
+	}
+	BLITZ_AWAIT(&s->co, blitz_oneshot_recv_poll(&s->done, cx, &v, &err));
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable ping_root_vt = BLITZ_TASK_VTABLE(ping_root_poll, NULL);
+
+static void bench_ping_pong(void)
+{
+	struct ping_root r = { 0 };
+
+	if (blitz_block_on(rt, &ping_root_vt, &r, sizeof(r)))
+		die("block_on");
+}
+
+/* ---------------------------------------------------------------------- */
+/* chained_spawn: each task spawns the next, 1,000 deep.                  */
+
+struct chain {
+	struct blitz_oneshot *done;
+	int n;
+};
+
+static enum blitz_poll chain_poll(void *arg, struct blitz_cx *cx);
+static const struct blitz_task_vtable chain_vt = BLITZ_TASK_VTABLE(chain_poll, NULL);
+
+static enum blitz_poll chain_poll(void *arg, struct blitz_cx *cx)
+{
+	struct chain *s = arg;
+
+	if (s->n == 0) {
+		blitz_oneshot_send(s->done, 1);
+	} else {
+		struct chain next = { s->done, s->n - 1 };
+
+		if (blitz_spawn_detached(NULL, &chain_vt, &next, sizeof(next)))
+			die("spawn");
+	}
+	return BLITZ_READY;
+}
+
+struct chain_root {
+	struct blitz_co co;
+	struct blitz_oneshot done;
+};
+
+static enum blitz_poll chain_root_poll(void *arg, struct blitz_cx *cx)
+{
+	struct chain_root *s = arg;
+	uint64_t v;
+	int err;
+
+	BLITZ_CO_BEGIN(&s->co);
+	blitz_oneshot_init(&s->done);
+	{
+		struct chain c = { &s->done, CHAIN_LEN };
+
+		if (blitz_spawn_detached(NULL, &chain_vt, &c, sizeof(c)))
+			die("spawn");
+	}
+	BLITZ_AWAIT(&s->co, blitz_oneshot_recv_poll(&s->done, cx, &v, &err));
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable chain_root_vt = BLITZ_TASK_VTABLE(chain_root_poll, NULL);
+
+static void bench_chained_spawn(void)
+{
+	struct chain_root r = { 0 };
+
+	if (blitz_block_on(rt, &chain_root_vt, &r, sizeof(r)))
+		die("block_on");
+}
+
+/* ---------------------------------------------------------------------- */
+/* spawn_await: one task spawns 10,000 tasks, then awaits each in order.  */
+
+struct spawn_await {
+	struct blitz_co co;
+	struct blitz_task **handles;
+	int i;
+};
+
+static enum blitz_poll spawn_await_poll(void *arg, struct blitz_cx *cx)
+{
+	struct spawn_await *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	for (int i = 0; i < SPAWN_TASKS; i++)
+		if (!(s->handles[i] = blitz_spawn(NULL, &empty_vt, NULL, 0)))
+			die("spawn");
+	for (s->i = 0; s->i < SPAWN_TASKS; s->i++) {
+		BLITZ_AWAIT(&s->co, blitz_join_poll(s->handles[s->i], cx));
+		blitz_task_release(s->handles[s->i]);
+	}
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable spawn_await_vt = BLITZ_TASK_VTABLE(spawn_await_poll, NULL);
+
+static void bench_spawn_await(void)
+{
+	struct spawn_await s = { .handles = handles };
+
+	if (blitz_block_on(rt, &spawn_await_vt, &s, sizeof(s)))
+		die("block_on");
+}
+
+/* ---------------------------------------------------------------------- */
+
+struct bench {
+	const char *name;
+	void (*run)(void);
+	long ops;
+};
+
+static const struct bench benches[] = {
+	{ "spawn_many_local", bench_spawn_many_local, SPAWN_TASKS },
+	{ "spawn_many_remote", bench_spawn_many_remote, SPAWN_TASKS },
+	{ "yield_many", bench_yield_many, (long)YIELD_TASKS * YIELD_COUNT },
+	{ "ping_pong", bench_ping_pong, PING_PONGS },
+	{ "chained_spawn", bench_chained_spawn, CHAIN_LEN },
+	{ "spawn_await", bench_spawn_await, SPAWN_TASKS },
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void run_bench(const struct bench *b, unsigned workers, int iters, int warmup)
+{
+	uint64_t *t = calloc((size_t)iters, sizeof(*t));
+	uint64_t median;
+
+	if (!t)
+		die("calloc");
+	for (int i = 0; i < warmup; i++)
+		b->run();
+	for (int i = 0; i < iters; i++) {
+		uint64_t start = now_ns();
+
+		b->run();
+		t[i] = now_ns() - start;
+	}
+	qsort(t, (size_t)iters, sizeof(*t), cmp_u64);
+	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
+	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"none\","
+	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f}\n",
+	       b->name, workers, b->ops, iters, (unsigned long long)median,
+	       (unsigned long long)t[0], (double)median / (double)b->ops);
+	fflush(stdout);
+	free(t);
+}
+
+static void print_stats(void)
+{
+	struct blitz_stats s;
+
+	blitz_stats(rt, &s);
+	fprintf(stderr, "stats: spawned=%llu polled=%llu stolen=%llu parked=%llu\n",
+		(unsigned long long)s.total_spawned, (unsigned long long)s.total_polled,
+		(unsigned long long)s.total_stolen, (unsigned long long)s.total_parked);
+	for (unsigned i = 0; i < s.num_workers; i++) {
+		struct blitz_worker_stats w;
+
+		blitz_worker_stats(rt, i, &w);
+		fprintf(stderr, "  worker %u: polls=%llu steals=%llu stolen=%llu steal_fails=%llu "
+			"parks=%llu lifo_hits=%llu global_batches=%llu overflows=%llu "
+			"ewma_poll_ns=%llu interval=%llu\n", i,
+			(unsigned long long)w.polls, (unsigned long long)w.steals,
+			(unsigned long long)w.stolen, (unsigned long long)w.steal_fails,
+			(unsigned long long)w.parks, (unsigned long long)w.lifo_hits,
+			(unsigned long long)w.global_batches, (unsigned long long)w.overflows,
+			(unsigned long long)w.ewma_poll_ns, (unsigned long long)w.global_interval);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sched-bench [--workers N] [--iters K] [--warmup W] "
+		"[--bench NAME|all] [--stats] [--list]\n"
+		"Tokio's scheduler benchmarks on blitz; one JSON line per benchmark.\n"
+		"The policy knobs come from the environment (BLITZ_LIFO, BLITZ_STEAL, ...).\n");
+}
+
+static long parse_num(const char *opt, const char *v, long lo, long hi)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || !*v || n < lo || n > hi) {
+		fprintf(stderr, "sched-bench: %s %s: expected a number from %ld to %ld\n",
+			opt, v, lo, hi);
+		exit(2);
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "workers", required_argument, NULL, 'w' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "bench", required_argument, NULL, 'b' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct blitz_config cfg;
+	const char *which = "all";
+	int iters = 15, warmup = 3, stats = 0, c, found = 0;
+	char err[256];
+
+	blitz_config_default(&cfg);
+	cfg.workers = 2;
+	if (blitz_config_from_env(&cfg, err, sizeof(err))) {
+		fprintf(stderr, "sched-bench: %s\n", err);
+		return 2;
+	}
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': cfg.workers = (unsigned)parse_num("--workers", optarg, 1, blitz_max_workers()); break;
+		case 'i': iters = (int)parse_num("--iters", optarg, 1, 1000000); break;
+		case 'W': warmup = (int)parse_num("--warmup", optarg, 0, 1000000); break;
+		case 'b': which = optarg; break;
+		case 's': stats = 1; break;
+		case 'l':
+			for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+				puts(benches[i].name);
+			return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	rt = blitz_runtime_new(&cfg);
+	if (!rt)
+		die("blitz_runtime_new");
+	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
+		if (strcmp(which, "all") && strcmp(which, benches[i].name))
+			continue;
+		found = 1;
+		run_bench(&benches[i], cfg.workers, iters, warmup);
+	}
+	if (!found) {
+		fprintf(stderr, "sched-bench: --bench %s: no such benchmark (try --list)\n", which);
+		blitz_runtime_free(rt);
+		return 2;
+	}
+	if (stats)
+		print_stats();
+	blitz_runtime_free(rt);
+	return 0;
+}

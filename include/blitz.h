@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blitz.h - the public API of the blitz runtime.
+ *
+ * A work-stealing async runtime: tasks are stackless state machines (a poll
+ * function over a state struct) run by a pool of worker threads.  Every
+ * scheduling decision fires a USDT probe (docs/probes.md).
+ */
+#ifndef BLITZ_H
+#define BLITZ_H
+
+#include <blitz/config.h>
+#include <blitz/task.h>
+#include <blitz/runtime.h>
+#include <blitz/stats.h>
+#include <blitz/oneshot.h>
+
+#endif /* BLITZ_H */

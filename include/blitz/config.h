@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blitz/config.h - runtime configuration and the policy knobs.
+ *
+ * Every knob can be set in the struct or from the environment, so that a
+ * researcher can switch a mechanism off without recompiling:
+ *
+ *   BLITZ_WORKERS=N                     worker threads (1..max)
+ *   BLITZ_LIFO=0|1                      the per-worker LIFO slot
+ *   BLITZ_GLOBAL_INTERVAL=adaptive|N    global-queue check interval (polls)
+ *   BLITZ_STEAL=half|one                steal half of a victim's ring or one task
+ *   BLITZ_BUDGET=N                      polls per tick (cooperative budget)
+ */
+#ifndef BLITZ_CONFIG_H
+#define BLITZ_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Seeds' constants (docs/scheduler.md). */
+#define BLITZ_BUDGET_PER_TICK        128
+#define BLITZ_MAX_LIFO_POLLS         3
+#define BLITZ_QUEUE_CAPACITY         256
+#define BLITZ_BATCH_BUFFER           32
+#define BLITZ_MIN_GLOBAL_BATCH       4
+#define BLITZ_MAX_GLOBAL_BATCH       64
+#define BLITZ_MIN_GLOBAL_INTERVAL    8
+#define BLITZ_MAX_GLOBAL_INTERVAL    255
+#define BLITZ_TARGET_GLOBAL_LATENCY_NS 1000000ull
+#define BLITZ_PARK_TIMEOUT_NS        10000000ull
+
+enum blitz_steal_policy {
+	BLITZ_STEAL_HALF = 0,	/* ceil(n/2), capped at capacity/2 (the seeds) */
+	BLITZ_STEAL_ONE  = 1,	/* one task per steal (ablation) */
+};
+
+struct blitz_config {
+	unsigned workers;		/* 0: the number of online CPUs */
+	bool lifo;			/* LIFO slot on (default) or off */
+	unsigned global_interval;	/* 0: adaptive (EWMA); else fixed, 1..255 */
+	enum blitz_steal_policy steal;
+	unsigned budget;		/* polls per tick, >= 1 */
+};
+
+/**
+ * blitz_config_default - fill @cfg with the defaults of the seeds.
+ */
+void blitz_config_default(struct blitz_config *cfg);
+
+/**
+ * blitz_config_from_env - apply the BLITZ_* environment variables to @cfg.
+ * @err: receives a message naming the variable and its accepted values.
+ *
+ * Return: 0, or -EINVAL with @err filled (and @cfg unchanged) on a bad value.
+ */
+int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen);
+
+/**
+ * blitz_config_validate - check @cfg; -EINVAL with @err filled if it is bad.
+ */
+int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errlen);
+
+/** blitz_max_workers - the most workers this build supports (CONFIG_MAX_WORKERS). */
+unsigned blitz_max_workers(void);
+
+#endif /* BLITZ_CONFIG_H */

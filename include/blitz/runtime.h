@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blitz/runtime.h - creating, running and shutting down a runtime.
+ */
+#ifndef BLITZ_RUNTIME_H
+#define BLITZ_RUNTIME_H
+
+#include <blitz/config.h>
+#include <blitz/task.h>
+
+struct blitz_runtime;
+
+/**
+ * blitz_runtime_new - create a runtime; workers start lazily, on the first spawn.
+ * @cfg: the configuration, or NULL for the defaults with the BLITZ_*
+ *       environment variables applied.
+ *
+ * Return: the runtime, or NULL with errno set (EINVAL: a bad configuration,
+ * explained on stderr; ENOMEM).
+ */
+struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg);
+
+/**
+ * blitz_runtime_free - shut down: stop the workers, cancel and drop every
+ * task that has not completed (queued or waiting), join the workers and
+ * free everything.  Handles still held stay valid until released.
+ */
+void blitz_runtime_free(struct blitz_runtime *rt);
+
+/**
+ * blitz_block_on - run a task to completion from main (not from a worker).
+ * @state: in: the initial state; out: the final state.
+ * Return: 0, -ECANCELED, or -errno if the task could not be spawned.
+ */
+int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
+		   void *state, size_t size);
+
+/** blitz_runtime_workers - number of workers. */
+unsigned blitz_runtime_workers(const struct blitz_runtime *rt);
+
+/** blitz_runtime_config - the configuration in force. */
+const struct blitz_config *blitz_runtime_config(const struct blitz_runtime *rt);
+
+/** blitz_current_runtime - the runtime of the calling worker or task, or NULL. */
+struct blitz_runtime *blitz_current_runtime(void);
+
+/** blitz_current_worker - the calling thread's worker index, or -1. */
+int blitz_current_worker(void);
+
+#endif /* BLITZ_RUNTIME_H */

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# install.sh - `make install` with PREFIX and DESTDIR, then build and run a
+# program against the installed tree using only `pkg-config --cflags --libs blitz`.
+set -euo pipefail
+src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
+command -v pkg-config >/dev/null || { echo "pkg-config not installed"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+prefix=/opt/blitz-test
+make -s -C "$src" O="$obj" install PREFIX=$prefix DESTDIR="$tmp/stage"
+root="$tmp/stage$prefix"
+for f in include/blitz.h include/blitz/task.h lib/libblitz.a lib/libblitz.so \
+	 lib/libblitz.so.0 lib/pkgconfig/blitz.pc bin/sched-bench; do
+	[ -e "$root/$f" ] || { echo "not installed: $f"; exit 1; }
+done
+readelf -d "$root/lib/libblitz.so" | grep -q 'SONAME.*libblitz.so.0' || { echo "no soname"; exit 1; }
+cat > "$tmp/hello.c" <<'C'
+#include <stdio.h>
+#include <blitz.h>
+struct st { int x; };
+static enum blitz_poll p(void *a, struct blitz_cx *cx) { ((struct st *)a)->x = 42; return BLITZ_READY; }
+static const struct blitz_task_vtable vt = BLITZ_TASK_VTABLE(p, NULL);
+int main(void)
+{
+	struct blitz_runtime *rt = blitz_runtime_new(NULL);
+	struct st s = { 0 };
+	if (!rt || blitz_block_on(rt, &vt, &s, sizeof(s)) || s.x != 42)
+		return 1;
+	blitz_runtime_free(rt);
+	puts("hello from blitz");
+	return 0;
+}
+C
+flags=$(PKG_CONFIG_SYSROOT_DIR="$tmp/stage" PKG_CONFIG_PATH="$root/lib/pkgconfig" \
+	pkg-config --cflags --libs blitz)
+echo "pkg-config: $flags"
+cc -o "$tmp/hello" "$tmp/hello.c" $flags
+LD_LIBRARY_PATH="$root/lib" "$tmp/hello" | grep -q "hello from blitz"
+# And against the static archive, with the private libraries from --static.
+pc() { PKG_CONFIG_SYSROOT_DIR="$tmp/stage" PKG_CONFIG_PATH="$root/lib/pkgconfig" pkg-config "$@"; }
+cc -o "$tmp/hello-static" "$tmp/hello.c" $(pc --cflags blitz) "$root/lib/libblitz.a" \
+	$(pc --static --libs-only-other --libs-only-l blitz | sed 's/-lblitz//')
+env -u LD_LIBRARY_PATH "$tmp/hello-static" | grep -q "hello from blitz"
+echo ok

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/* test_config.c - the BLITZ_* knobs: accepted values, clear errors. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <blitz.h>
+#include "suites.h"
+
+static void clear_env(void)
+{
+	unsetenv("BLITZ_WORKERS");
+	unsetenv("BLITZ_LIFO");
+	unsetenv("BLITZ_GLOBAL_INTERVAL");
+	unsetenv("BLITZ_STEAL");
+	unsetenv("BLITZ_BUDGET");
+}
+
+START_TEST(defaults_are_the_seeds)
+{
+	struct blitz_config c;
+	char err[256];
+
+	clear_env();
+	blitz_config_default(&c);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert(c.lifo);
+	ck_assert_uint_eq(c.global_interval, 0);
+	ck_assert_int_eq(c.steal, BLITZ_STEAL_HALF);
+	ck_assert_uint_eq(c.budget, 128);
+	ck_assert_uint_ge(blitz_max_workers(), 256);
+}
+END_TEST
+
+START_TEST(env_values_apply)
+{
+	struct blitz_config c;
+	char err[256];
+
+	clear_env();
+	setenv("BLITZ_WORKERS", "7", 1);
+	setenv("BLITZ_LIFO", "0", 1);
+	setenv("BLITZ_GLOBAL_INTERVAL", "31", 1);
+	setenv("BLITZ_STEAL", "one", 1);
+	setenv("BLITZ_BUDGET", "16", 1);
+	blitz_config_default(&c);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.workers, 7);
+	ck_assert(!c.lifo);
+	ck_assert_uint_eq(c.global_interval, 31);
+	ck_assert_int_eq(c.steal, BLITZ_STEAL_ONE);
+	ck_assert_uint_eq(c.budget, 16);
+	setenv("BLITZ_GLOBAL_INTERVAL", "adaptive", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.global_interval, 0);
+	clear_env();
+}
+END_TEST
+
+static const struct { const char *var, *val, *must_say; } bad[] = {
+	{ "BLITZ_WORKERS", "0", "1 to" },
+	{ "BLITZ_WORKERS", "-3", "1 to" },
+	{ "BLITZ_WORKERS", "4x", "1 to" },
+	{ "BLITZ_WORKERS", "100000", "1 to" },
+	{ "BLITZ_LIFO", "yes", "0 (LIFO slot off) or 1" },
+	{ "BLITZ_GLOBAL_INTERVAL", "256", "'adaptive'" },
+	{ "BLITZ_GLOBAL_INTERVAL", "fast", "'adaptive'" },
+	{ "BLITZ_STEAL", "all", "'half' or 'one'" },
+	{ "BLITZ_BUDGET", "0", "polls per tick" },
+	{ "BLITZ_BUDGET", "", "polls per tick" },
+};
+
+START_TEST(bad_values_are_rejected_by_name)
+{
+	struct blitz_config c, before;
+	char err[256];
+
+	clear_env();
+	setenv(bad[_i].var, bad[_i].val, 1);
+	blitz_config_default(&c);
+	before = c;
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, bad[_i].var), "message '%s' does not name %s", err, bad[_i].var);
+	ck_assert_msg(strstr(err, bad[_i].must_say), "message '%s' lacks '%s'", err, bad[_i].must_say);
+	ck_assert(memcmp(&c, &before, sizeof(c)) == 0);	/* nothing half-applied */
+	/* The runtime refuses to start on it, with errno EINVAL. */
+	ck_assert_ptr_null(blitz_runtime_new(NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	clear_env();
+}
+END_TEST
+
+START_TEST(bad_struct_values_are_rejected)
+{
+	struct blitz_config c;
+
+	blitz_config_default(&c);
+	c.budget = 0;
+	ck_assert_ptr_null(blitz_runtime_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+	blitz_config_default(&c);
+	c.workers = blitz_max_workers() + 1;
+	ck_assert_ptr_null(blitz_runtime_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = TCASE("env", 10);
+
+	tcase_add_test(tc, defaults_are_the_seeds);
+	tcase_add_test(tc, env_values_apply);
+	tcase_add_loop_test(tc, bad_values_are_rejected_by_name, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tc, bad_struct_values_are_rejected);
+	suite_add_tcase(s, tc);
+	return s;
+}

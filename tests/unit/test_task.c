@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_task.c - every transition of the task state machine (seed 001),
+ * references and wakers, on tasks that no worker runs.
+ */
+#include <stdlib.h>
+#include <blitz.h>
+#include "../../core/runtime.h"
+#include "../../core/task.h"
+#include "suites.h"
+
+static struct blitz_runtime *rt;
+
+static enum blitz_poll never(void *s, struct blitz_cx *cx) { return BLITZ_PENDING; }
+static const struct blitz_task_vtable never_vt = BLITZ_TASK_VTABLE(never, NULL);
+
+/* The runtime is never started: tasks are only moved through states here. */
+static void setup(void)
+{
+	struct blitz_config c;
+
+	blitz_config_default(&c);
+	c.workers = 1;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+}
+
+static void teardown(void)
+{
+	blitz_runtime_free(rt);
+}
+
+static struct blitz_task *new_task(void)
+{
+	struct blitz_task *t = task_alloc(rt, &never_vt, NULL, 0, 1);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert(owned_insert(&rt->owned, t, 0));
+	return t;
+}
+
+static uint64_t life(struct blitz_task *t) { return task_lifecycle(task_state_load(t)); }
+static uint64_t refs(struct blitz_task *t) { return task_refs(task_state_load(t)); }
+static bool notified(struct blitz_task *t) { return task_state_load(t) & TASK_NOTIFIED; }
+
+START_TEST(spawned_task_is_scheduled_with_two_refs)
+{
+	struct blitz_task *t = new_task();
+
+	ck_assert_uint_eq(life(t), TASK_SCHEDULED);
+	ck_assert_uint_eq(refs(t), 2);		/* scheduler + handle */
+	ck_assert(task_state_load(t) & TASK_JOIN_INTEREST);
+	task_finish(t, -1, 1);
+	ck_assert_uint_eq(life(t), TASK_COMPLETE);
+	ck_assert_uint_eq(refs(t), 1);
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(idle_wake_schedules_once)
+{
+	struct blitz_task *t = new_task();
+
+	task_transition_to_running(t);
+	ck_assert_int_eq(task_transition_after_poll(t, 0), TASK_NOW_IDLE);
+	ck_assert_uint_eq(life(t), TASK_IDLE);
+	ck_assert_int_eq(task_transition_to_scheduled(t), 1);	/* caller queues it */
+	ck_assert_uint_eq(life(t), TASK_SCHEDULED);
+	ck_assert_int_eq(task_transition_to_scheduled(t), 0);	/* already queued */
+	ck_assert(notified(t));
+	task_finish(t, -1, 1);
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(wake_while_running_is_not_lost)
+{
+	struct blitz_task *t = new_task();
+
+	task_transition_to_running(t);
+	ck_assert_uint_eq(life(t), TASK_RUNNING);
+	ck_assert_int_eq(task_transition_to_scheduled(t), 0);	/* in the system */
+	ck_assert(notified(t));
+	/* poll returns pending: the poller must queue it again. */
+	ck_assert_int_eq(task_transition_after_poll(t, 0), TASK_RESCHEDULE);
+	ck_assert_uint_eq(life(t), TASK_SCHEDULED);
+	ck_assert(!notified(t));
+	task_finish(t, -1, 1);
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(wake_while_scheduled_is_cleared_by_running)
+{
+	struct blitz_task *t = new_task();
+
+	ck_assert_int_eq(task_transition_to_scheduled(t), 0);
+	ck_assert(notified(t));
+	ck_assert(task_transition_to_running(t) & TASK_NOTIFIED);
+	ck_assert(!notified(t));
+	ck_assert_int_eq(task_transition_after_poll(t, 0), TASK_NOW_IDLE);
+	task_finish(t, -1, 1);
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(yield_reschedules)
+{
+	struct blitz_task *t = new_task();
+
+	task_transition_to_running(t);
+	ck_assert_int_eq(task_transition_after_poll(t, 1), TASK_RESCHEDULE);
+	ck_assert_uint_eq(life(t), TASK_SCHEDULED);
+	task_finish(t, -1, 1);
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(complete_ignores_wakes)
+{
+	struct blitz_task *t = new_task();
+
+	task_transition_to_running(t);
+	task_finish(t, -1, 0);
+	ck_assert_uint_eq(life(t), TASK_COMPLETE);
+	ck_assert(!blitz_task_cancelled(t));
+	ck_assert_int_eq(task_transition_to_scheduled(t), 0);
+	ck_assert(!notified(t));
+	ck_assert_uint_eq(life(t), TASK_COMPLETE);
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(cancel_respects_shield)
+{
+	struct blitz_task *t = new_task();
+	struct blitz_cx cx = { .task = t };
+
+	task_transition_to_running(t);
+	blitz_shield_enter(&cx);
+	atomic_fetch_or(&t->state, TASK_CANCELLED);
+	/* Shielded: the cancellation waits, the task idles normally. */
+	ck_assert_int_eq(task_transition_after_poll(t, 0), TASK_NOW_IDLE);
+	task_transition_to_scheduled(t);
+	task_transition_to_running(t);
+	blitz_shield_exit(&cx);
+	/* Shield gone: pending now means requeue so a worker drops it. */
+	ck_assert_int_eq(task_transition_after_poll(t, 0), TASK_RESCHEDULE);
+	task_finish(t, -1, 1);
+	ck_assert(blitz_task_cancelled(t));
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(waker_refs)
+{
+	struct blitz_task *t = new_task();
+	struct blitz_cx cx = { .task = t };
+	struct blitz_waker a = blitz_cx_waker(&cx), b;
+
+	ck_assert_uint_eq(sizeof(struct blitz_waker), 16);
+	ck_assert_uint_eq(refs(t), 3);
+	b = blitz_waker_clone(&a);
+	ck_assert_uint_eq(refs(t), 4);
+	ck_assert(blitz_waker_will_wake(&a, &b));
+	blitz_waker_drop(&b);
+	ck_assert_uint_eq(refs(t), 3);
+	task_transition_to_running(t);
+	blitz_waker_wake_by_ref(&a);		/* keeps the reference */
+	ck_assert_uint_eq(refs(t), 3);
+	ck_assert(notified(t));
+	blitz_waker_wake(&a);			/* consumes it */
+	ck_assert_uint_eq(refs(t), 2);
+	ck_assert_ptr_null(a.vtable);
+	task_finish(t, -1, 1);
+	blitz_task_release(t);
+}
+END_TEST
+
+START_TEST(state_word_layout)
+{
+	ck_assert_uint_eq(TASK_REF_SHIFT, 40);
+	ck_assert_uint_eq(TASK_SHIELD_SHIFT, 32);
+	ck_assert_uint_eq(TASK_NOTIFIED, 1ull << 24);
+	ck_assert_uint_eq(TASK_LIFECYCLE_SHIFT, 16);
+	/* Header and state in one allocation, header within two cache lines. */
+	ck_assert_uint_le(sizeof(struct blitz_task), 128);
+	ck_assert_uint_eq(blitz_task_size(24), sizeof(struct blitz_task) + 24);
+	printf("task header: %zu bytes; an idle task with a 24-byte state: %zu bytes\n",
+	       sizeof(struct blitz_task), blitz_task_size(24));
+}
+END_TEST
+
+Suite *task_suite(void)
+{
+	Suite *s = suite_create("task");
+	TCase *tc = TCASE("state", 10);
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, spawned_task_is_scheduled_with_two_refs);
+	tcase_add_test(tc, idle_wake_schedules_once);
+	tcase_add_test(tc, wake_while_running_is_not_lost);
+	tcase_add_test(tc, wake_while_scheduled_is_cleared_by_running);
+	tcase_add_test(tc, yield_reschedules);
+	tcase_add_test(tc, complete_ignores_wakes);
+	tcase_add_test(tc, cancel_respects_shield);
+	tcase_add_test(tc, waker_refs);
+	tcase_add_test(tc, state_word_layout);
+	suite_add_tcase(s, tc);
+	return s;
+}
