@@ -206,7 +206,7 @@ defconfig:
 	$(Q)cp $(srctree)/configs/defconfig $(srctree)/.config
 
 check: tests
-	$(Q)BLITZ_SRCTREE=$(srctree) BLITZ_OBJTREE=$(objtree) \
+	$(Q)BLITZ_SRCTREE=$(srctree) BLITZ_OBJTREE=$(objtree) BLITZ_SANITIZE=$(SANITIZE) \
 		$(objtree)/tests/blitz-tests
 
 run: all

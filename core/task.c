@@ -148,12 +148,8 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 
 void task_wake_by_ref(struct blitz_task *t)
 {
-	if (task_transition_to_scheduled(t)) {
-		BLITZ_TASK_SCHEDULE((uint64_t)(uintptr_t)t, blitz_current_worker(),
-				    current_worker && current_worker->rt == t->rt &&
-				    t->rt->cfg.lifo ? DEST_LIFO : DEST_GLOBAL);
+	if (task_transition_to_scheduled(t))
 		t->vtable->schedule(t);
-	}
 }
 
 static void waker_wake_by_ref(const void *data)
@@ -224,24 +220,33 @@ void blitz_shield_exit(struct blitz_cx *cx)
 /* ---------------------------------------------------------------------- */
 /* Scheduling (the vtable's schedule and reschedule)                      */
 
-void blitz_task_schedule(struct blitz_task *t)
+/*
+ * schedule - queue @t: on the calling worker if it belongs to @t's runtime,
+ * else on the global queue.  The probe fires before the task is visible to
+ * other workers, so that task_schedule always precedes task_poll_start.
+ */
+static void schedule(struct blitz_task *t, bool yield)
 {
 	struct blitz_worker *w = current_worker;
 
-	if (w && w->rt == t->rt)
-		worker_schedule_local(w, t, false);
-	else
-		runtime_schedule(t->rt, t, false);
+	if (w && w->rt == t->rt) {
+		BLITZ_TASK_SCHEDULE((uint64_t)(uintptr_t)t, (int)w->index,
+				    worker_local_dest(w, yield));
+		worker_schedule_local(w, t, yield);
+	} else {
+		BLITZ_TASK_SCHEDULE((uint64_t)(uintptr_t)t, -1, DEST_GLOBAL);
+		runtime_schedule(t->rt, t, yield);
+	}
+}
+
+void blitz_task_schedule(struct blitz_task *t)
+{
+	schedule(t, false);
 }
 
 void blitz_task_reschedule(struct blitz_task *t)
 {
-	struct blitz_worker *w = current_worker;
-
-	if (w && w->rt == t->rt)
-		worker_schedule_local(w, t, true);
-	else
-		runtime_schedule(t->rt, t, true);
+	schedule(t, true);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -310,7 +315,7 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		/* Relaxed: a statistic. */
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
 	BLITZ_TASK_SPAWN((uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
-			 w && rt->cfg.lifo ? DEST_LIFO : w ? DEST_RING : DEST_GLOBAL);
+			 w ? worker_local_dest(w, false) : DEST_GLOBAL);
 	if (w) {
 		worker_schedule_local(w, t, false);
 	} else {

@@ -105,6 +105,15 @@ static void push_ring(struct blitz_worker *w, struct blitz_task *t)
 				 BLITZ_LOCAL_PUSH_ENABLED() ? queue_len(&w->queue) : 0);
 }
 
+/* worker_local_dest - where worker_schedule_local() will put a task. */
+int worker_local_dest(struct blitz_worker *w, bool yield)
+{
+	/* Relaxed: owner-only flag (see worker_schedule_local). */
+	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed))
+		return DEST_GLOBAL;
+	return yield || !w->rt->cfg.lifo ? DEST_RING : DEST_LIFO;
+}
+
 /*
  * worker_schedule_local - queue @t on the calling worker @w: the LIFO slot
  * for a wake or a spawn (evicting the old occupant to the ring), the back of
@@ -334,11 +343,8 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 		task_finish(t, widx, 0);
 		return;
 	}
-	if (task_transition_after_poll(t, cx.yielded) == TASK_RESCHEDULE) {
-		BLITZ_TASK_SCHEDULE((uint64_t)(uintptr_t)t, widx,
-				    w ? DEST_RING : DEST_GLOBAL);
+	if (task_transition_after_poll(t, cx.yielded) == TASK_RESCHEDULE)
 		t->vtable->reschedule(t);
-	}
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */

@@ -6,7 +6,10 @@ src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
 command -v pkg-config >/dev/null || { echo "pkg-config not installed"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 prefix=/opt/blitz-test
-make -s -C "$src" O="$obj" install PREFIX=$prefix DESTDIR="$tmp/stage"
+# The same build the tests run on (a sanitizer build installs sanitized libraries).
+san=${BLITZ_SANITIZE:-}
+make -s -C "$src" O="$obj" SANITIZE="$san" install PREFIX=$prefix DESTDIR="$tmp/stage"
+cc() { command cc ${san:+-fsanitize=$san} "$@"; }
 root="$tmp/stage$prefix"
 for f in include/blitz.h include/blitz/task.h lib/libblitz.a lib/libblitz.so \
 	 lib/libblitz.so.0 lib/pkgconfig/blitz.pc bin/sched-bench; do

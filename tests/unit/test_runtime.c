@@ -171,7 +171,7 @@ static _Atomic long drops;
 
 struct sleeper {
 	int shielded;
-	int polls;
+	_Atomic int polls;	/* read by the test thread while workers poll */
 };
 
 /* Waits forever: returns pending without giving anyone a waker. */
@@ -179,7 +179,7 @@ static enum blitz_poll sleeper_poll(void *arg, struct blitz_cx *cx)
 {
 	struct sleeper *s = arg;
 
-	s->polls++;
+	atomic_fetch_add(&s->polls, 1);
 	if (s->shielded == 1) {
 		blitz_shield_enter(cx);
 		s->shielded = 2;
@@ -201,14 +201,14 @@ START_TEST(cancel_idle_task)
 
 	atomic_store(&drops, 0);
 	t = blitz_spawn(rt, &sleeper_vt, &s, sizeof(s));
-	while (((struct sleeper *)blitz_task_state(t))->polls == 0)
+	while (atomic_load(&((struct sleeper *)blitz_task_state(t))->polls) == 0)
 		usleep(100);
 	ck_assert(!blitz_task_done(t));
 	blitz_task_cancel(t);
 	ck_assert_int_eq(blitz_join(t), -ECANCELED);
 	ck_assert(blitz_task_cancelled(t));
 	ck_assert_int_eq(atomic_load(&drops), 1);
-	ck_assert_int_eq(((struct sleeper *)blitz_task_state(t))->polls, 1);
+	ck_assert_int_eq(atomic_load(&((struct sleeper *)blitz_task_state(t))->polls), 1);
 	blitz_task_release(t);
 	blitz_runtime_free(rt);
 	ck_assert_int_eq(atomic_load(&drops), 1);
@@ -223,13 +223,13 @@ START_TEST(cancel_is_deferred_by_shield)
 
 	atomic_store(&drops, 0);
 	t = blitz_spawn(rt, &sleeper_vt, &s, sizeof(s));
-	while (((struct sleeper *)blitz_task_state(t))->polls == 0)
+	while (atomic_load(&((struct sleeper *)blitz_task_state(t))->polls) == 0)
 		usleep(100);
 	blitz_task_cancel(t);
 	usleep(20000);
 	/* The shield holds: the task was polled again, not dropped. */
 	ck_assert(!blitz_task_done(t));
-	ck_assert_int_eq(((struct sleeper *)blitz_task_state(t))->polls, 2);
+	ck_assert_int_eq(atomic_load(&((struct sleeper *)blitz_task_state(t))->polls), 2);
 	ck_assert_int_eq(atomic_load(&drops), 0);
 	blitz_runtime_free(rt);		/* shutdown drops it all the same */
 	ck_assert_int_eq(atomic_load(&drops), 1);
@@ -247,13 +247,16 @@ static enum blitz_poll spinner_poll(void *arg, struct blitz_cx *cx)
 static const struct blitz_task_vtable spinner_vt = BLITZ_TASK_VTABLE(spinner_poll, count_drop);
 
 struct spawn_spinners { int n; };
+static _Atomic int spinners_spawned;
 
 static enum blitz_poll spawn_spinners_poll(void *arg, struct blitz_cx *cx)
 {
 	struct spawn_spinners *s = arg;
 
-	for (int i = 0; i < s->n; i++)
+	for (int i = 0; i < s->n; i++) {
 		ck_assert_int_eq(blitz_spawn_detached(NULL, &spinner_vt, NULL, 0), 0);
+		atomic_fetch_add(&spinners_spawned, 1);
+	}
 	return BLITZ_READY;
 }
 static const struct blitz_task_vtable spawn_spinners_vt =
@@ -268,6 +271,7 @@ START_TEST(shutdown_drops_queued_and_waiting_tasks)
 	long spawned = 0;
 
 	atomic_store(&drops, 0);
+	atomic_store(&spinners_spawned, 0);
 	/* Spinners sit in LIFO slots, rings, batch buffers, the global queue. */
 	for (int i = 0; i < 5000; i++, spawned++)
 		ck_assert_int_eq(blitz_spawn_detached(rt, &spinner_vt, NULL, 0), 0);
@@ -277,7 +281,9 @@ START_TEST(shutdown_drops_queued_and_waiting_tasks)
 		ck_assert_int_eq(blitz_spawn_detached(rt, &sleeper_vt, &s, sizeof(s)), 0);
 	kept = blitz_spawn(rt, &sleeper_vt, &s, sizeof(s));
 	spawned++;
-	usleep(50000);
+	while (atomic_load(&spinners_spawned) < ss.n)
+		usleep(1000);
+	usleep(20000);
 	blitz_runtime_free(rt);
 	/* Every task was dropped exactly once; ASan/LSan sees no leak. */
 	ck_assert_int_eq(atomic_load(&drops), spawned);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# probes-bpftrace.sh - the probes tell the truth: counted by bpftrace on a
+# known workload, they equal the runtime's own statistics; and a probe fires
+# only where documented (BLITZ_LIFO=0: no lifo_hit at all).
+set -euo pipefail
+src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
+lib="$obj/lib/libblitz.so" bench="$obj/bin/sched-bench"
+[ "$(id -u)" -eq 0 ] || { echo "needs root to attach uprobes"; exit 77; }
+command -v bpftrace >/dev/null || { echo "bpftrace not installed"; exit 77; }
+grep -q '^CONFIG_PROBES=y' "$( [ -f "$src/.config" ] && echo "$src/.config" || echo "$src/configs/defconfig")" ||
+	{ echo "CONFIG_PROBES is off"; exit 77; }
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+ulimit -l unlimited 2>/dev/null || true
+
+tmp=$(mktemp -d)
+bt_pid=
+cleanup() { [ -n "$bt_pid" ] && kill -INT "$bt_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+# run_traced ENV... : run the workload under bpftrace; leaves $tmp/bt and $tmp/stats
+run_traced() {
+	# Attach by library path (bpftrace 0.17 cannot resolve a library's USDT
+	# for `-c` before the library is loaded), then start the workload.
+	bpftrace -e "
+		BEGIN { printf(\"ready\\n\"); }
+		usdt:$lib:blitz:steal { @stolen = sum(arg2); @steals = count(); }
+		usdt:$lib:blitz:lifo_hit { @lifo = count(); }
+		usdt:$lib:blitz:task_poll_start { @polls = count(); }
+		usdt:$lib:blitz:task_spawn { @spawned = count(); }
+		usdt:$lib:blitz:park { @parks = count(); }" > "$tmp/bt" 2>&1 &
+	bt_pid=$!
+	for _ in $(seq 300); do grep -q ready "$tmp/bt" && break; sleep 0.1; done
+	grep -q ready "$tmp/bt" || { echo "bpftrace did not attach:"; cat "$tmp/bt"; exit 77; }
+	env "$@" "$bench" --bench all --iters 1 --warmup 0 --stats > /dev/null 2> "$tmp/stats"
+	kill -INT "$bt_pid"; wait "$bt_pid" || true; bt_pid=
+}
+bt() { awk -v k="@$1:" '$1==k {print $2}' "$tmp/bt" | grep . || echo 0; }
+stat_total() { sed -n "s/.*stats:.* $1=\([0-9]*\).*/\1/p" "$tmp/stats"; }
+stat_sum() { grep -o " $1=[0-9]*" "$tmp/stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}'; }
+
+fail=0
+check() { # name traced expected
+	if [ "$2" = "$3" ]; then echo "ok   $1: probes $2 = stats $3"
+	else echo "FAIL $1: probes $2 != stats $3"; fail=1; fi
+}
+
+run_traced BLITZ_LIFO=1
+check "task_poll_start vs polled" "$(bt polls)" "$(stat_total polled)"
+check "task_spawn vs spawned" "$(bt spawned)" "$(stat_total spawned)"
+check "steal count vs stolen" "$(bt stolen)" "$(stat_total stolen)"
+check "steal events vs steals" "$(bt steals)" "$(stat_sum steals)"
+check "lifo_hit vs lifo_hits" "$(bt lifo)" "$(stat_sum lifo_hits)"
+check "park vs parked" "$(bt parks)" "$(stat_total parked)"
+[ "$(bt lifo)" -gt 0 ] || { echo "FAIL no lifo_hit with the LIFO slot on"; fail=1; }
+
+run_traced BLITZ_LIFO=0
+check "BLITZ_LIFO=0: lifo_hit" "$(bt lifo)" 0
+check "BLITZ_LIFO=0: lifo_hits" "$(stat_sum lifo_hits)" 0
+check "BLITZ_LIFO=0: polls" "$(bt polls)" "$(stat_total polled)"
+exit $fail
