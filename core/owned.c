@@ -6,7 +6,7 @@
 void owned_init(struct blitz_owned *o)
 {
 	for (unsigned i = 0; i < OWNED_SHARDS; i++) {
-		pthread_mutex_init(&o->shard[i].lock, NULL);
+		spin_init(&o->shard[i].lock);
 		o->shard[i].head = NULL;
 	}
 	o->closed = false;
@@ -14,8 +14,7 @@ void owned_init(struct blitz_owned *o)
 
 void owned_destroy(struct blitz_owned *o)
 {
-	for (unsigned i = 0; i < OWNED_SHARDS; i++)
-		pthread_mutex_destroy(&o->shard[i].lock);
+	(void)o;	/* spinlocks need no teardown */
 }
 
 /* owned_insert - false once the runtime is shutting down (closed). */
@@ -24,9 +23,9 @@ bool owned_insert(struct blitz_owned *o, struct blitz_task *t, unsigned hint)
 	struct owned_shard *s = &o->shard[hint % OWNED_SHARDS];
 
 	t->owned_shard = hint % OWNED_SHARDS;
-	pthread_mutex_lock(&s->lock);
+	spin_lock(&s->lock);
 	if (o->closed) {
-		pthread_mutex_unlock(&s->lock);
+		spin_unlock(&s->lock);
 		return false;
 	}
 	t->owned_prev = NULL;
@@ -34,7 +33,7 @@ bool owned_insert(struct blitz_owned *o, struct blitz_task *t, unsigned hint)
 	if (s->head)
 		s->head->owned_prev = t;
 	s->head = t;
-	pthread_mutex_unlock(&s->lock);
+	spin_unlock(&s->lock);
 	return true;
 }
 
@@ -53,20 +52,20 @@ void owned_remove(struct blitz_owned *o, struct blitz_task *t)
 {
 	struct owned_shard *s = &o->shard[t->owned_shard];
 
-	pthread_mutex_lock(&s->lock);
+	spin_lock(&s->lock);
 	if (t->owned_next != t)		/* shutdown may have taken it already */
 		unlink_locked(s, t);
-	pthread_mutex_unlock(&s->lock);
+	spin_unlock(&s->lock);
 }
 
 /* owned_close - refuse new tasks from now on. */
 void owned_close(struct blitz_owned *o)
 {
 	for (unsigned i = 0; i < OWNED_SHARDS; i++)
-		pthread_mutex_lock(&o->shard[i].lock);
+		spin_lock(&o->shard[i].lock);
 	o->closed = true;
 	for (unsigned i = OWNED_SHARDS; i-- > 0;)
-		pthread_mutex_unlock(&o->shard[i].lock);
+		spin_unlock(&o->shard[i].lock);
 }
 
 /* owned_pop_any - unlink and return some live task, or NULL if none is left. */
@@ -76,11 +75,11 @@ struct blitz_task *owned_pop_any(struct blitz_owned *o)
 		struct owned_shard *s = &o->shard[i];
 		struct blitz_task *t;
 
-		pthread_mutex_lock(&s->lock);
+		spin_lock(&s->lock);
 		t = s->head;
 		if (t)
 			unlink_locked(s, t);
-		pthread_mutex_unlock(&s->lock);
+		spin_unlock(&s->lock);
 		if (t)
 			return t;
 	}

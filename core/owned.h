@@ -7,16 +7,16 @@
 #ifndef BLITZ_CORE_OWNED_H
 #define BLITZ_CORE_OWNED_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include "queue.h"
+#include "spinlock.h"
 
 #define OWNED_SHARDS 16
 
 struct blitz_task;
 
 struct owned_shard {
-	alignas(CACHE_LINE) pthread_mutex_t lock;
+	alignas(CACHE_LINE) struct spinlock lock;
 	struct blitz_task *head;
 };
 

@@ -26,6 +26,7 @@ struct blitz_runtime {
 
 void runtime_start(struct blitz_runtime *rt);
 void runtime_notify_parked(struct blitz_runtime *rt, int waker);
+void runtime_notify_parked_local(struct blitz_runtime *rt, int waker);
 bool runtime_has_work(struct blitz_runtime *rt);
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);
 

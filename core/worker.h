@@ -71,7 +71,7 @@ void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source);
 
 /* The calling thread's worker (NULL off the workers) and polled task. */
-extern __thread struct blitz_worker *current_worker;
-extern __thread struct blitz_task *current_task;
+extern __thread struct blitz_worker *current_worker __attribute__((tls_model("initial-exec")));
+extern __thread struct blitz_task *current_task __attribute__((tls_model("initial-exec")));
 
 #endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/spinlock.h - a test-and-test-and-set lock for critical sections of a
+ * few instructions (list links), where a pthread mutex's call overhead is
+ * most of the cost.  Yields after spinning so that a preempted holder can run.
+ */
+#ifndef BLITZ_CORE_SPINLOCK_H
+#define BLITZ_CORE_SPINLOCK_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+struct spinlock {
+	_Atomic bool locked;
+};
+
+static inline void spin_init(struct spinlock *l)
+{
+	atomic_init(&l->locked, false);
+}
+
+static inline void spin_lock(struct spinlock *l)
+{
+	unsigned spins = 0;
+
+	/* Acquire: the critical section sees the previous holder's writes. */
+	while (atomic_exchange_explicit(&l->locked, true, memory_order_acquire)) {
+		while (atomic_load_explicit(&l->locked, memory_order_relaxed)) {
+			if (++spins < 64)
+				__builtin_ia32_pause();
+			else
+				sched_yield();
+		}
+	}
+}
+
+static inline void spin_unlock(struct spinlock *l)
+{
+	/* Release: publish the critical section to the next holder. */
+	atomic_store_explicit(&l->locked, false, memory_order_release);
+}
+
+#endif
