@@ -48,8 +48,11 @@ endif
 msg = $(if $(Q),@printf '  %-7s %s\n' '$(1)' '$(2)';)
 
 # ---------------------------------------------------------------------------
-# Configuration: .config, else configs/defconfig.
-KCONFIG := $(firstword $(wildcard $(srctree)/.config) $(srctree)/configs/defconfig)
+# Configuration: KCONFIG_CONFIG=file if given, else .config, else configs/defconfig.
+KCONFIG := $(firstword $(KCONFIG_CONFIG) $(wildcard $(srctree)/.config) $(srctree)/configs/defconfig)
+ifeq ($(wildcard $(KCONFIG)),)
+$(error KCONFIG_CONFIG=$(KCONFIG_CONFIG): no such file)
+endif
 include $(KCONFIG)
 
 # ---------------------------------------------------------------------------
@@ -275,6 +278,7 @@ help:
 	@echo '  CC=cc              C compiler'
 	@echo '  EXTRA_CFLAGS=...   added to every compile'
 	@echo '  EXTRA_LDFLAGS=...  added to every link'
+	@echo '  KCONFIG_CONFIG=f   configuration file (default: .config, else configs/defconfig)'
 	@echo ''
 	@echo 'Configuration: $(KCONFIG)'
 

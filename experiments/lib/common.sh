@@ -1,0 +1,99 @@
+# experiments/lib/common.sh - what every experiment's run script shares.
+#
+#   . "$(dirname "$0")/../lib/common.sh"
+#   exp_init NAME "$@"        # parses --quick, --out DIR, --build DIR; makes $OUT
+#   step "what is running"    # a progress line: [12:03:04] (2/7) what is running
+#   write_meta KEY=VALUE...   # $OUT/meta.json: kernel, CPU, commit, .config, tools, knobs
+#
+# Results go to results/NAME/<timestamp>/ (git-ignored) unless --out is given.
+
+EXP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+QUICK=0
+STEP=0
+STEPS=${STEPS:-0}
+
+exp_usage() {
+	echo "usage: $0 [--quick] [--out DIR] [--build DIR]"
+	echo "  --quick      tiny parameters (for tests): seconds, not minutes"
+	echo "  --out DIR    write results to DIR (default results/$EXP_NAME/<timestamp>)"
+	echo "  --build DIR  the build directory to use (default build)"
+}
+
+exp_init() {
+	EXP_NAME=$1; shift
+	OBJ=$EXP_ROOT/build
+	OUT=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--quick) QUICK=1 ;;
+		--out) OUT=$2; shift ;;
+		--build) OBJ=$(cd "$2" && pwd); shift ;;
+		-h|--help) exp_usage; exit 0 ;;
+		*) echo "$0: unknown option $1" >&2; exp_usage >&2; exit 2 ;;
+		esac
+		shift
+	done
+	[ -n "$OUT" ] || OUT=$EXP_ROOT/results/$EXP_NAME/$(date -u +%Y%m%dT%H%M%SZ)
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd)
+}
+
+step() {
+	STEP=$((STEP + 1))
+	if [ "$STEPS" -gt 0 ]; then
+		printf '[%s] (%d/%d) %s\n' "$(date +%H:%M:%S)" "$STEP" "$STEPS" "$*" >&2
+	else
+		printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+	fi
+}
+
+# version_of CMD ARGS...: the first line a tool prints of its version, or "missing".
+version_of() {
+	command -v "$1" >/dev/null 2>&1 || { echo missing; return; }
+	"$@" 2>&1 | head -n 1
+}
+
+write_meta() {
+	local config=$EXP_ROOT/.config
+	[ -f "$config" ] || config=$EXP_ROOT/configs/defconfig
+	local commit dirty
+	commit=$(git -C "$EXP_ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+	dirty=$(git -C "$EXP_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo true || echo false)
+	EXP_NAME="$EXP_NAME" CONFIG_FILE="$config" COMMIT="$commit" DIRTY="$dirty" QUICK="$QUICK" \
+	GCC_V="$(version_of gcc --version)" CLANG_V="$(version_of clang --version)" \
+	BPFTRACE_V="$(version_of bpftrace --version)" BPFTOOL_V="$(version_of bpftool version)" \
+	CARGO_V="$(version_of "${HOME:-/root}/.cargo/bin/cargo" --version)" GO_V="$(version_of go version)" \
+	python3 - "$OUT/meta.json" "$@" <<'PY'
+import json, os, platform, sys
+out, extra = sys.argv[1], sys.argv[2:]
+cpu = "unknown"
+try:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+except OSError:
+    pass
+meta = {
+    "experiment": os.environ["EXP_NAME"],
+    "kernel": platform.release(),
+    "machine": platform.machine(),
+    "cpu_model": cpu,
+    "cores": os.cpu_count(),
+    "commit": os.environ["COMMIT"],
+    "dirty": os.environ["DIRTY"] == "true",
+    "quick": os.environ["QUICK"] == "1",
+    "config": open(os.environ["CONFIG_FILE"]).read(),
+    "knobs": {k: v for k, v in os.environ.items() if k.startswith("BLITZ_")},
+    "tools": {
+        "gcc": os.environ["GCC_V"], "clang": os.environ["CLANG_V"],
+        "bpftrace": os.environ["BPFTRACE_V"], "bpftool": os.environ["BPFTOOL_V"],
+        "cargo": os.environ["CARGO_V"], "go": os.environ["GO_V"],
+    },
+}
+for kv in extra:
+    k, _, v = kv.partition("=")
+    meta[k] = v
+json.dump(meta, open(out, "w"), indent=2)
+PY
+}
