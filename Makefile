@@ -131,6 +131,11 @@ $(shell mkdir -p $(objtree) && \
   if [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" != '$(flags-now)' ]; then \
     printf '%s' '$(flags-now)' > $(FLAGS_FILE); fi)
 
+# Likewise the libraries relink when the list of their objects changes.
+OBJS_FILE := $(objtree)/.lib-objs
+$(shell if [ "$$(cat $(OBJS_FILE) 2>/dev/null)" != '$(lib-objs)' ]; then \
+    printf '%s' '$(lib-objs)' > $(OBJS_FILE); fi)
+
 $(AUTOCONF): $(KCONFIG) $(srctree)/scripts/gen-autoconf
 	$(call msg,GEN,include/generated/autoconf.h)
 	$(Q)mkdir -p $(dir $@)
@@ -157,15 +162,15 @@ $(objtree)/%.o: $(srctree)/%.c $(FLAGS_FILE) | $(GENERATED)
 
 -include $(shell find $(objtree) -name '*.d' 2>/dev/null)
 
-$(LIB_A): $(LIB_OBJS) $(PROBE_OBJ)
+$(LIB_A): $(LIB_OBJS) $(PROBE_OBJ) $(OBJS_FILE)
 	$(call msg,AR,lib/libblitz.a)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
-$(LIB_SO_V): $(LIB_OBJS) $(PROBE_OBJ)
+$(LIB_SO_V): $(LIB_OBJS) $(PROBE_OBJ) $(OBJS_FILE)
 	$(call msg,LD,lib/libblitz.so.$(KERNELVERSION))
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(BLITZ_LDFLAGS) $(LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $(filter %.o,$^) $(BLITZ_LDFLAGS) $(LIBS)
 
 $(LIB_SO): $(LIB_SO_V)
 	$(Q)ln -sf $(notdir $<) $(objtree)/lib/$(SONAME)

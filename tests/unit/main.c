@@ -3,7 +3,7 @@
  * tests/unit/main.c - runs every suite and ends with Check's summary line.
  *
  *   blitz-tests            all suites
- *   blitz-tests NAME...    only these suites (queue, task, runtime, config, scripts)
+ *   blitz-tests NAME...    only these suites (each test file registers one)
  *
  * Exit status: 0 when every test passed (skips pass with a SKIP line).
  */
@@ -20,23 +20,51 @@ double test_timeout_scale(void)
 	return s ? atof(s) : 1.0;
 }
 
-static const struct {
+#define MAX_SUITES 64
+static struct {
 	const char *name;
 	Suite *(*make)(void);
-} suites[] = {
-	{ "config", config_suite },
-	{ "queue", queue_suite },
-	{ "task", task_suite },
-	{ "runtime", runtime_suite },
-	{ "scripts", scripts_suite },
-};
+} suites[MAX_SUITES];
+static size_t nsuites;
+
+void blitz_register_suite(const char *name, Suite *(*make)(void))
+{
+	if (nsuites == MAX_SUITES) {
+		fprintf(stderr, "blitz-tests: more than %d suites\n", MAX_SUITES);
+		exit(2);
+	}
+	suites[nsuites].name = name;
+	suites[nsuites++].make = make;
+}
+
+/* Fixed order: the fast unit suites first, the shell scripts last. */
+static int rank(const char *name)
+{
+	static const char *const order[] = { "config", "queue", "task", "runtime" };
+
+	if (!strcmp(name, "scripts"))
+		return 1000;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, order[i]))
+			return i;
+	return 100;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int d = rank(x) - rank(y);
+
+	return d ? d : strcmp(x, y);
+}
 
 int main(int argc, char **argv)
 {
 	SRunner *sr = NULL;
 	int failed;
 
-	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
+	qsort(suites, nsuites, sizeof(suites[0]), by_rank);
+	for (size_t i = 0; i < nsuites; i++) {
 		bool want = argc < 2;
 
 		for (int a = 1; a < argc; a++)

@@ -6,11 +6,14 @@
 #include <check.h>
 #include <stdio.h>
 
-Suite *queue_suite(void);
-Suite *task_suite(void);
-Suite *runtime_suite(void);
-Suite *config_suite(void);
-Suite *scripts_suite(void);
+/*
+ * Each test file registers its suite: BLITZ_SUITE(name, make_fn) at file
+ * scope.  blitz-tests runs them in order of name.
+ */
+void blitz_register_suite(const char *name, Suite *(*make)(void));
+#define BLITZ_SUITE(name, make)						\
+	__attribute__((constructor)) static void register_##make(void)	\
+	{ blitz_register_suite(name, make); }
 
 /* A test that cannot run here says why in one line and passes as skipped. */
 #define SKIP(...) do {							\

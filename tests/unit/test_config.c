@@ -104,7 +104,7 @@ START_TEST(bad_struct_values_are_rejected)
 }
 END_TEST
 
-Suite *config_suite(void)
+static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
 	TCase *tc = TCASE("env", 10);
@@ -116,3 +116,5 @@ Suite *config_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+
+BLITZ_SUITE("config", config_suite)

@@ -287,7 +287,7 @@ START_TEST(layout_separate_cache_lines)
 }
 END_TEST
 
-Suite *queue_suite(void)
+static Suite *queue_suite(void)
 {
 	Suite *s = suite_create("queue");
 	TCase *tc = TCASE("ring", 30);
@@ -310,3 +310,5 @@ Suite *queue_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+
+BLITZ_SUITE("queue", queue_suite)

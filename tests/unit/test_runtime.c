@@ -548,7 +548,7 @@ START_TEST(many_workers_beyond_64)
 }
 END_TEST
 
-Suite *runtime_suite(void)
+static Suite *runtime_suite(void)
 {
 	Suite *s = suite_create("runtime");
 	TCase *tc = TCASE("end-to-end", 120);
@@ -572,3 +572,5 @@ Suite *runtime_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+
+BLITZ_SUITE("runtime", runtime_suite)

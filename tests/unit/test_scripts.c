@@ -41,7 +41,7 @@ START_TEST(script)
 }
 END_TEST
 
-Suite *scripts_suite(void)
+static Suite *scripts_suite(void)
 {
 	Suite *s = suite_create("scripts");
 	TCase *tc = TCASE("scripts", 600);
@@ -54,3 +54,5 @@ Suite *scripts_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+
+BLITZ_SUITE("scripts", scripts_suite)

@@ -191,7 +191,7 @@ START_TEST(state_word_layout)
 }
 END_TEST
 
-Suite *task_suite(void)
+static Suite *task_suite(void)
 {
 	Suite *s = suite_create("task");
 	TCase *tc = TCASE("state", 10);
@@ -209,3 +209,5 @@ Suite *task_suite(void)
 	suite_add_tcase(s, tc);
 	return s;
 }
+
+BLITZ_SUITE("task", task_suite)
