@@ -74,7 +74,7 @@ BLITZ_CPPFLAGS := -I$(srctree)/include -I$(objtree)/include -D_GNU_SOURCE \
                   -include $(objtree)/include/generated/autoconf.h
 BLITZ_CFLAGS   := $(CSTD) $(OPT) $(WARNINGS) -fPIC -pthread $(SANFLAGS) $(EXTRA_CFLAGS)
 BLITZ_LDFLAGS  := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
-LIBS           :=
+LIBS           := $(if $(filter y,$(CONFIG_BACKEND_IO_URING)),-luring)
 
 # ---------------------------------------------------------------------------
 # Kbuild: read every directory's Kbuild file.

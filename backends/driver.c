@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * backends/driver.c - backend selection, the operation life cycle, and the
+ * non-blocking syscalls the readiness backends perform.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "../core/clock.h"
+#include "driver.h"
+
+static const struct io_backend *const backends[] = {
+#if CONFIG_BACKEND_IO_URING
+	&io_uring_backend,
+#endif
+#if CONFIG_BACKEND_EPOLL
+	&epoll_backend,
+#endif
+#if CONFIG_BACKEND_POLL
+	&poll_backend,
+#endif
+};
+#define NR_BACKENDS (sizeof(backends) / sizeof(backends[0]))
+
+static const char *const kind_names[] = {
+	[BLITZ_BACKEND_AUTO] = "auto",
+	[BLITZ_BACKEND_IO_URING] = "io_uring",
+	[BLITZ_BACKEND_EPOLL] = "epoll",
+	[BLITZ_BACKEND_POLL] = "poll",
+};
+
+/* io_parse_backend - "io_uring", "epoll", "poll" or "auto"; -EINVAL else. */
+int io_parse_backend(const char *name, enum blitz_io_backend *out)
+{
+	for (unsigned i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
+		if (!strcmp(name, kind_names[i])) {
+			*out = (enum blitz_io_backend)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * io_driver_init - start the wanted backend; with BLITZ_BACKEND_AUTO the
+ * first that works, in the order io_uring, epoll, poll, saying on stderr
+ * which one was unavailable and why.  A forced backend that is not
+ * available falls back too, but says so (it is never silently replaced).
+ */
+int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt,
+		   enum blitz_io_backend want, bool forced)
+{
+	unsigned first = 0;
+	int err = -ENODEV;
+
+	memset(io, 0, sizeof(*io));
+	io->rt = rt;
+	pthread_mutex_init(&io->reap_lock, NULL);
+	atomic_init(&io->in_flight, 0);
+	if (want != BLITZ_BACKEND_AUTO) {
+		while (first < NR_BACKENDS && backends[first]->kind != want)
+			first++;
+		if (first == NR_BACKENDS) {
+			fprintf(stderr, "blitz: backend %s is not built in (CONFIG_BACKEND_*); using the default order\n",
+				kind_names[want]);
+			first = 0;
+		}
+	}
+	for (unsigned i = first; i < NR_BACKENDS; i++) {
+		err = backends[i]->init(io);
+		if (err == 0) {
+			io->backend = backends[i];
+			return 0;
+		}
+		if (i + 1 < NR_BACKENDS)
+			fprintf(stderr, "blitz: %s unavailable (%s)%s; using %s\n",
+				backends[i]->name, strerror(-err),
+				forced && i == first ? " although it was asked for" : "",
+				backends[i + 1]->name);
+	}
+	/* Nothing after the asked-for one worked: try those before it. */
+	for (unsigned i = 0; i < first; i++) {
+		err = backends[i]->init(io);
+		if (err == 0) {
+			fprintf(stderr, "blitz: using %s\n", backends[i]->name);
+			io->backend = backends[i];
+			return 0;
+		}
+	}
+	pthread_mutex_destroy(&io->reap_lock);
+	return err;
+}
+
+void io_driver_deinit(struct blitz_io *io)
+{
+	if (!io->backend)
+		return;
+	io->backend->deinit(io);
+	io->backend = NULL;
+	pthread_mutex_destroy(&io->reap_lock);
+}
+
+/*
+ * io_complete - store the result, mark DONE and wake the submitter.  The
+ * waker is copied out first: once DONE is visible the task may reuse the op.
+ */
+void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result)
+{
+	struct blitz_waker w = op->waker;
+
+	op->waker.vtable = NULL;
+	op->result = result;
+	/* Release: the task's acquire load of DONE sees the result. */
+	atomic_store_explicit(&op->state, IO_OP_DONE, memory_order_release);
+	/* Relaxed: a count for the parking decision, not a synchronization. */
+	atomic_fetch_sub_explicit(&io->in_flight, 1, memory_order_relaxed);
+	blitz_waker_wake(&w);
+}
+
+/* io_driver_reap - complete what is ready if no other thread is reaping. */
+int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns)
+{
+	int n;
+
+	if (pthread_mutex_trylock(&io->reap_lock))
+		return 0;
+	n = io->backend->reap(io, timeout_ns);
+	pthread_mutex_unlock(&io->reap_lock);
+	return n;
+}
+
+/*
+ * io_perform - the non-blocking syscall of @op, for the readiness backends.
+ * Returns the result, or -EAGAIN if the descriptor is not ready.
+ */
+int io_perform(struct blitz_io_op *op)
+{
+	ssize_t r;
+	int fd = op->fd;
+
+	switch (op->opcode) {
+	case BLITZ_IO_NOP:
+		return 0;
+	case BLITZ_IO_READ:
+		r = op->off < 0 ? read(fd, op->buf, op->len) : pread(fd, op->buf, op->len, op->off);
+		break;
+	case BLITZ_IO_WRITE:
+		r = op->off < 0 ? write(fd, op->buf, op->len) : pwrite(fd, op->buf, op->len, op->off);
+		break;
+	case BLITZ_IO_RECV:
+		r = recv(fd, op->buf, op->len, op->flags | MSG_DONTWAIT);
+		break;
+	case BLITZ_IO_SEND:
+		r = send(fd, op->buf, op->len, op->flags | MSG_DONTWAIT | MSG_NOSIGNAL);
+		break;
+	case BLITZ_IO_RECVMSG:
+		r = recvmsg(fd, op->msg, op->flags | MSG_DONTWAIT);
+		break;
+	case BLITZ_IO_SENDMSG:
+		r = sendmsg(fd, op->msg, op->flags | MSG_DONTWAIT | MSG_NOSIGNAL);
+		break;
+	case BLITZ_IO_ACCEPT:
+		r = accept4(fd, op->addr, op->addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		break;
+	case BLITZ_IO_CONNECT: {
+		/* First call starts the connect; later calls read its outcome. */
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		if (!(op->flags & 1)) {
+			op->flags |= 1;
+			r = connect(fd, op->addr, op->addr_in_len);
+			if (r == 0 || errno != EINPROGRESS)
+				break;
+			return -EAGAIN;
+		}
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (poll(&p, 1, 0) == 0)
+			return -EAGAIN;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			return -errno;
+		return -err;
+	}
+	case BLITZ_IO_POLL_IN:
+	case BLITZ_IO_POLL_OUT: {
+		struct pollfd p = { .fd = fd, .events = op->opcode == BLITZ_IO_POLL_IN ? POLLIN : POLLOUT };
+
+		r = poll(&p, 1, 0);
+		if (r == 0)
+			return -EAGAIN;
+		if (r > 0)
+			return p.revents;
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	if (r < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return (int)r;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Preparing operations                                                    */
+
+static void prep(struct blitz_io_op *op, unsigned opcode, int fd)
+{
+	memset(op, 0, sizeof(*op));
+	op->opcode = (uint8_t)opcode;
+	op->fd = fd;
+	op->off = -1;
+	atomic_init(&op->state, IO_OP_IDLE);
+}
+
+void blitz_io_prep_read(struct blitz_io_op *op, int fd, void *buf, size_t len, off_t off)
+{
+	prep(op, BLITZ_IO_READ, fd);
+	op->buf = buf;
+	op->len = len;
+	op->off = off;
+}
+
+void blitz_io_prep_write(struct blitz_io_op *op, int fd, const void *buf, size_t len, off_t off)
+{
+	prep(op, BLITZ_IO_WRITE, fd);
+	op->buf = (void *)buf;
+	op->len = len;
+	op->off = off;
+	op->dir = 1;
+}
+
+void blitz_io_prep_recv(struct blitz_io_op *op, int fd, void *buf, size_t len, int flags)
+{
+	prep(op, BLITZ_IO_RECV, fd);
+	op->buf = buf;
+	op->len = len;
+	op->flags = flags;
+}
+
+void blitz_io_prep_send(struct blitz_io_op *op, int fd, const void *buf, size_t len, int flags)
+{
+	prep(op, BLITZ_IO_SEND, fd);
+	op->buf = (void *)buf;
+	op->len = len;
+	op->flags = flags;
+	op->dir = 1;
+}
+
+void blitz_io_prep_accept(struct blitz_io_op *op, int fd, struct sockaddr *addr, socklen_t *addrlen)
+{
+	prep(op, BLITZ_IO_ACCEPT, fd);
+	op->addr = addr;
+	op->addrlen = addrlen;
+}
+
+void blitz_io_prep_connect(struct blitz_io_op *op, int fd, const struct sockaddr *addr, socklen_t len)
+{
+	prep(op, BLITZ_IO_CONNECT, fd);
+	op->addr = (struct sockaddr *)addr;
+	op->addr_in_len = len;
+	op->dir = 1;
+}
+
+void blitz_io_prep_recvmsg(struct blitz_io_op *op, int fd, struct msghdr *msg, int flags)
+{
+	prep(op, BLITZ_IO_RECVMSG, fd);
+	op->msg = msg;
+	op->flags = flags;
+}
+
+void blitz_io_prep_sendmsg(struct blitz_io_op *op, int fd, const struct msghdr *msg, int flags)
+{
+	prep(op, BLITZ_IO_SENDMSG, fd);
+	op->msg = (struct msghdr *)msg;
+	op->flags = flags;
+	op->dir = 1;
+}
+
+void blitz_io_prep_poll(struct blitz_io_op *op, int fd, int out)
+{
+	prep(op, out ? BLITZ_IO_POLL_OUT : BLITZ_IO_POLL_IN, fd);
+	op->dir = out ? 1 : 0;
+}
+
+const char *blitz_io_opcode_name(unsigned opcode)
+{
+	static const char *const names[BLITZ_IO_NR_OPCODES] = {
+		"nop", "read", "write", "recv", "send", "accept", "connect",
+		"recvmsg", "sendmsg", "poll_in", "poll_out",
+	};
+
+	return opcode < BLITZ_IO_NR_OPCODES ? names[opcode] : "?";
+}
+
+/*
+ * io_submit_op - start @op with @waker (whose reference the op takes over).
+ * Returns true if it completed at once (op->result valid, waker dropped).
+ */
+bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker);
+bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker)
+{
+	bool done = false;
+	int r;
+
+	op->waker = waker;
+	op->backend = (uint8_t)io->backend->kind;
+	op->submit_ns = clock_now_ns();
+	atomic_store_explicit(&op->state, IO_OP_PENDING, memory_order_relaxed);
+	/* Relaxed: a count (see io_complete). */
+	atomic_fetch_add_explicit(&io->in_flight, 1, memory_order_relaxed);
+	r = io->backend->submit(io, op, &done);
+	if (!done)
+		return false;
+	/* Finished without waiting: no wake needed. */
+	atomic_fetch_sub_explicit(&io->in_flight, 1, memory_order_relaxed);
+	op->result = r;
+	atomic_store_explicit(&op->state, IO_OP_DONE, memory_order_relaxed);
+	blitz_waker_drop(&op->waker);
+	return true;
+}

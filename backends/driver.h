@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backends/driver.h - the I/O driver: one backend interface, three backends.
+ *
+ * An operation's state goes IDLE -> PENDING (submitted; its waker holds a
+ * reference to the task) -> DONE (result stored, waker woken).  Exactly one
+ * party completes an operation: the backend that finished it, or the
+ * canceller that took it off a wait list first.
+ *
+ * Reaping is done by one thread at a time: any worker try-locks reap_lock
+ * on every tick (non-blocking); a worker going to park may hold it and block
+ * in reap() until a completion, a timeout or wake().
+ */
+#ifndef BLITZ_BACKENDS_DRIVER_H
+#define BLITZ_BACKENDS_DRIVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <blitz/io.h>
+
+enum { IO_OP_IDLE = 0, IO_OP_PENDING = 1, IO_OP_DONE = 2 };
+
+struct blitz_io;
+
+struct io_backend {
+	const char *name;
+	enum blitz_io_backend kind;
+	int (*init)(struct blitz_io *io);
+	void (*deinit)(struct blitz_io *io);
+	/* Start @op.  0: it will complete later; else the result, now (not -EAGAIN). */
+	int (*submit)(struct blitz_io *io, struct blitz_io_op *op, bool *done);
+	/* Complete what is ready, waiting at most @timeout_ns; returns completions. */
+	int (*reap)(struct blitz_io *io, uint64_t timeout_ns);
+	void (*cancel)(struct blitz_io *io, struct blitz_io_op *op);
+	/* Make a reap() that blocks return soon. */
+	void (*wake)(struct blitz_io *io);
+};
+
+struct blitz_io {
+	const struct io_backend *backend;
+	void *priv;
+	struct blitz_runtime *rt;
+	pthread_mutex_t reap_lock;
+	_Atomic long in_flight;			/* submitted, not yet completed */
+};
+
+extern const struct io_backend io_uring_backend;
+extern const struct io_backend epoll_backend;
+extern const struct io_backend poll_backend;
+
+int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt,
+		   enum blitz_io_backend want, bool forced);
+void io_driver_deinit(struct blitz_io *io);
+int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns);
+void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result);
+int io_perform(struct blitz_io_op *op);
+int io_parse_backend(const char *name, enum blitz_io_backend *out);
+
+#endif

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * backends/epoll.c - the epoll backend: readiness (edge-triggered) turned
+ * into completions by backends/readiness.c.
+ *
+ * Each descriptor is added once per wait with EPOLLIN | EPOLLOUT | EPOLLRDHUP
+ * | EPOLLET (EEXIST means it is already watched); close() removes it from the
+ * epoll set, so a reused descriptor number is added again on its next wait.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+#include "readiness.h"
+
+#define EPOLL_BATCH 256
+
+struct epoll_priv {
+	struct readiness r;
+	int epfd;
+};
+
+static int epoll_arm(struct blitz_io *io, int fd)
+{
+	struct epoll_priv *p = io->priv;
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+		.data.fd = fd,
+	};
+
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 || errno == EEXIST)
+		return 0;
+	return -errno;
+}
+
+static int epoll_init(struct blitz_io *io)
+{
+	struct epoll_priv *p = calloc(1, sizeof(*p));
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = -1 };
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (p->epfd < 0) {
+		err = -errno;
+		free(p);
+		return err;
+	}
+	err = readiness_init(&p->r);
+	if (!err && epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->r.wake_fd, &ev) < 0)
+		err = -errno;
+	if (err) {
+		close(p->epfd);
+		free(p);
+		return err;
+	}
+	io->priv = p;
+	return 0;
+}
+
+static void epoll_deinit(struct blitz_io *io)
+{
+	struct epoll_priv *p = io->priv;
+
+	readiness_deinit(&p->r);
+	close(p->epfd);
+	free(p);
+}
+
+static int epoll_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
+{
+	struct epoll_priv *p = io->priv;
+
+	return readiness_submit(io, &p->r, op, done, epoll_arm);
+}
+
+static int epoll_reap(struct blitz_io *io, uint64_t timeout_ns)
+{
+	struct epoll_priv *p = io->priv;
+	struct epoll_event ev[EPOLL_BATCH];
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+		.tv_nsec = (long)(timeout_ns % 1000000000ull),
+	};
+	int n = timeout_ns ? epoll_pwait2(p->epfd, ev, EPOLL_BATCH, &ts, NULL)
+			   : epoll_wait(p->epfd, ev, EPOLL_BATCH, 0);
+
+	for (int i = 0; i < n; i++) {
+		struct fd_entry *e;
+
+		if (ev[i].data.fd < 0) {
+			readiness_drain_wake(&p->r);
+			continue;
+		}
+		e = readiness_entry(&p->r, ev[i].data.fd);
+		if (!e)
+			continue;
+		if (ev[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+			readiness_run(io, e, 0);
+		if (ev[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+			readiness_run(io, e, 1);
+	}
+	return n < 0 ? 0 : n;
+}
+
+static void epoll_cancel(struct blitz_io *io, struct blitz_io_op *op)
+{
+	struct epoll_priv *p = io->priv;
+
+	readiness_cancel(io, &p->r, op);
+}
+
+static void epoll_wake(struct blitz_io *io)
+{
+	struct epoll_priv *p = io->priv;
+
+	readiness_wake(&p->r);
+}
+
+const struct io_backend epoll_backend = {
+	.name = "epoll",
+	.kind = BLITZ_BACKEND_EPOLL,
+	.init = epoll_init,
+	.deinit = epoll_deinit,
+	.submit = epoll_submit,
+	.reap = epoll_reap,
+	.cancel = epoll_cancel,
+	.wake = epoll_wake,
+};

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * backends/io_uring.c - the io_uring backend (liburing): operations run in
+ * the kernel and complete through the completion queue.
+ *
+ * The submission queue has one producer at a time (sq_lock); the completion
+ * queue is drained by the reaper (the driver's reap_lock).  A CQE's
+ * user_data is the operation; 0 marks the driver's own NOPs and cancels.
+ * Blocking waits need IORING_FEAT_EXT_ARG (kernel 5.11): the timeout is
+ * passed to io_uring_enter, so waiting never touches the submission queue.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include "driver.h"
+
+#define RING_ENTRIES 1024
+#define CQE_BATCH 128
+
+struct uring_priv {
+	struct io_uring ring;
+	pthread_mutex_t sq_lock;
+};
+
+static int uring_init(struct blitz_io *io)
+{
+	struct uring_priv *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = io_uring_queue_init(RING_ENTRIES, &p->ring, 0);
+	if (err < 0) {
+		free(p);
+		return err;	/* ENOSYS, EPERM (sysctl io_uring_disabled, seccomp) */
+	}
+	if (!(p->ring.features & IORING_FEAT_EXT_ARG)) {
+		io_uring_queue_exit(&p->ring);
+		free(p);
+		return -EOPNOTSUPP;
+	}
+	pthread_mutex_init(&p->sq_lock, NULL);
+	io->priv = p;
+	return 0;
+}
+
+static void uring_deinit(struct blitz_io *io)
+{
+	struct uring_priv *p = io->priv;
+
+	io_uring_queue_exit(&p->ring);
+	pthread_mutex_destroy(&p->sq_lock);
+	free(p);
+}
+
+/* get_sqe - a free entry, flushing the queue to the kernel if it is full. */
+static struct io_uring_sqe *get_sqe(struct uring_priv *p)
+{
+	struct io_uring_sqe *sqe;
+
+	while (!(sqe = io_uring_get_sqe(&p->ring)))
+		io_uring_submit(&p->ring);
+	return sqe;
+}
+
+static void prep_op(struct io_uring_sqe *sqe, struct blitz_io_op *op)
+{
+	switch (op->opcode) {
+	case BLITZ_IO_READ:
+		io_uring_prep_read(sqe, op->fd, op->buf, (unsigned)op->len, (__u64)op->off);
+		break;
+	case BLITZ_IO_WRITE:
+		io_uring_prep_write(sqe, op->fd, op->buf, (unsigned)op->len, (__u64)op->off);
+		break;
+	case BLITZ_IO_RECV:
+		io_uring_prep_recv(sqe, op->fd, op->buf, op->len, op->flags);
+		break;
+	case BLITZ_IO_SEND:
+		io_uring_prep_send(sqe, op->fd, op->buf, op->len, op->flags | MSG_NOSIGNAL);
+		break;
+	case BLITZ_IO_ACCEPT:
+		io_uring_prep_accept(sqe, op->fd, op->addr, op->addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		break;
+	case BLITZ_IO_CONNECT:
+		io_uring_prep_connect(sqe, op->fd, op->addr, op->addr_in_len);
+		break;
+	case BLITZ_IO_RECVMSG:
+		io_uring_prep_recvmsg(sqe, op->fd, op->msg, (unsigned)op->flags);
+		break;
+	case BLITZ_IO_SENDMSG:
+		io_uring_prep_sendmsg(sqe, op->fd, op->msg, (unsigned)op->flags | MSG_NOSIGNAL);
+		break;
+	case BLITZ_IO_POLL_IN:
+		io_uring_prep_poll_add(sqe, op->fd, POLLIN);
+		break;
+	case BLITZ_IO_POLL_OUT:
+		io_uring_prep_poll_add(sqe, op->fd, POLLOUT);
+		break;
+	default:
+		io_uring_prep_nop(sqe);
+		break;
+	}
+}
+
+static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
+{
+	struct uring_priv *p = io->priv;
+	struct io_uring_sqe *sqe;
+	int r;
+
+	if (op->opcode >= BLITZ_IO_NR_OPCODES) {
+		*done = true;
+		return -EINVAL;
+	}
+	*done = false;
+	pthread_mutex_lock(&p->sq_lock);
+	sqe = get_sqe(p);
+	prep_op(sqe, op);
+	io_uring_sqe_set_data(sqe, op);
+	r = io_uring_submit(&p->ring);
+	pthread_mutex_unlock(&p->sq_lock);
+	if (r < 0) {
+		/* The kernel refused the batch: nothing of ours is in flight. */
+		*done = true;
+		return r;
+	}
+	return 0;
+}
+
+static int uring_reap(struct blitz_io *io, uint64_t timeout_ns)
+{
+	struct uring_priv *p = io->priv;
+	struct io_uring_cqe *cqes[CQE_BATCH];
+	unsigned n;
+	int total = 0;
+
+	if (timeout_ns) {
+		struct __kernel_timespec ts = {
+			.tv_sec = (long long)(timeout_ns / 1000000000ull),
+			.tv_nsec = (long long)(timeout_ns % 1000000000ull),
+		};
+		struct io_uring_cqe *cqe;
+
+		/* With EXT_ARG this only enters the kernel to wait. */
+		if (io_uring_wait_cqe_timeout(&p->ring, &cqe, &ts) < 0)
+			return 0;
+	}
+	while ((n = io_uring_peek_batch_cqe(&p->ring, cqes, CQE_BATCH)) > 0) {
+		for (unsigned i = 0; i < n; i++) {
+			struct blitz_io_op *op = io_uring_cqe_get_data(cqes[i]);
+			int res = cqes[i]->res;
+
+			io_uring_cqe_seen(&p->ring, cqes[i]);
+			if (op) {
+				io_complete(io, op, res);
+				total++;
+			}
+		}
+	}
+	return total;
+}
+
+static void submit_internal(struct uring_priv *p, struct blitz_io_op *target)
+{
+	struct io_uring_sqe *sqe;
+
+	pthread_mutex_lock(&p->sq_lock);
+	sqe = get_sqe(p);
+	if (target)
+		io_uring_prep_cancel(sqe, target, 0);
+	else
+		io_uring_prep_nop(sqe);
+	io_uring_sqe_set_data(sqe, NULL);
+	io_uring_submit(&p->ring);
+	pthread_mutex_unlock(&p->sq_lock);
+}
+
+/* The operation completes with -ECANCELED (or its result, if it won the race). */
+static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
+{
+	submit_internal(io->priv, op);
+}
+
+/* A NOP's completion makes a waiting reaper return. */
+static void uring_wake(struct blitz_io *io)
+{
+	submit_internal(io->priv, NULL);
+}
+
+const struct io_backend io_uring_backend = {
+	.name = "io_uring",
+	.kind = BLITZ_BACKEND_IO_URING,
+	.init = uring_init,
+	.deinit = uring_deinit,
+	.submit = uring_submit,
+	.reap = uring_reap,
+	.cancel = uring_cancel,
+	.wake = uring_wake,
+};

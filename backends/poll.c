@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * backends/poll.c - the poll(2) backend: the portable fallback.  Each reap
+ * builds the pollfd array from the descriptors that have waiting operations
+ * (level-triggered), plus the wake eventfd.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <time.h>
+#include "readiness.h"
+
+struct poll_priv {
+	struct readiness r;
+	struct pollfd *fds;		/* reaper only */
+	size_t cap;
+};
+
+static void set_active(struct readiness *r, struct fd_entry *e, bool on)
+{
+	spin_lock(&r->active_lock);
+	if (on && !e->active) {
+		e->active_prev = NULL;
+		e->active_next = r->active;
+		if (r->active)
+			r->active->active_prev = e;
+		r->active = e;
+		e->active = true;
+	} else if (!on && e->active) {
+		if (e->active_prev)
+			e->active_prev->active_next = e->active_next;
+		else
+			r->active = e->active_next;
+		if (e->active_next)
+			e->active_next->active_prev = e->active_prev;
+		e->active = false;
+	}
+	spin_unlock(&r->active_lock);
+}
+
+static int poll_arm(struct blitz_io *io, int fd)
+{
+	struct poll_priv *p = io->priv;
+	struct fd_entry *e = readiness_entry(&p->r, fd);
+
+	set_active(&p->r, e, true);
+	/* A reaper blocked in poll() must add this descriptor. */
+	readiness_wake(&p->r);
+	return 0;
+}
+
+static int poll_init(struct blitz_io *io)
+{
+	struct poll_priv *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = readiness_init(&p->r);
+	if (err) {
+		free(p);
+		return err;
+	}
+	io->priv = p;
+	return 0;
+}
+
+static void poll_deinit(struct blitz_io *io)
+{
+	struct poll_priv *p = io->priv;
+
+	readiness_deinit(&p->r);
+	free(p->fds);
+	free(p);
+}
+
+static int poll_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
+{
+	struct poll_priv *p = io->priv;
+
+	return readiness_submit(io, &p->r, op, done, poll_arm);
+}
+
+/* Collect the watched descriptors; entries without waiters leave the set. */
+static size_t collect(struct poll_priv *p)
+{
+	size_t n = 1;
+
+	spin_lock(&p->r.active_lock);
+	for (struct fd_entry *e = p->r.active; e; e = e->active_next)
+		n++;
+	if (n > p->cap) {
+		struct pollfd *f = realloc(p->fds, n * 2 * sizeof(*f));
+
+		if (f) {
+			p->fds = f;
+			p->cap = n * 2;
+		}
+	}
+	if (!p->fds) {
+		spin_unlock(&p->r.active_lock);
+		return 0;
+	}
+	n = 0;
+	p->fds[n++] = (struct pollfd){ .fd = p->r.wake_fd, .events = POLLIN };
+	for (struct fd_entry *e = p->r.active; e && n < p->cap; e = e->active_next) {
+		/* Racy peek at the lists is fine: a stale view costs one more round. */
+		short ev = (e->head[0] ? POLLIN : 0) | (e->head[1] ? POLLOUT : 0);
+
+		p->fds[n++] = (struct pollfd){ .fd = e->fd, .events = ev ? ev : POLLIN };
+	}
+	spin_unlock(&p->r.active_lock);
+	return n;
+}
+
+static int poll_reap(struct blitz_io *io, uint64_t timeout_ns)
+{
+	struct poll_priv *p = io->priv;
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+		.tv_nsec = (long)(timeout_ns % 1000000000ull),
+	};
+	size_t n = collect(p);
+	int ready, done = 0;
+
+	if (n == 0)
+		return 0;
+	ready = ppoll(p->fds, n, &ts, NULL);
+	if (ready <= 0)
+		return 0;
+	if (p->fds[0].revents)
+		readiness_drain_wake(&p->r);
+	for (size_t i = 1; i < n; i++) {
+		struct fd_entry *e;
+		short rev = p->fds[i].revents;
+
+		if (!rev)
+			continue;
+		e = readiness_entry(&p->r, p->fds[i].fd);
+		if (rev & (POLLIN | POLLHUP | POLLERR | POLLRDHUP | POLLNVAL))
+			readiness_run(io, e, 0);
+		if (rev & (POLLOUT | POLLHUP | POLLERR | POLLNVAL))
+			readiness_run(io, e, 1);
+		/*
+		 * Leave the set only if no operation waits, deciding under the
+		 * fd's lock: a submission appends under that lock and arms (sets
+		 * active) after it, so it cannot be dropped by a stale decision.
+		 */
+		spin_lock(&e->lock);
+		if (!e->head[0] && !e->head[1])
+			set_active(&p->r, e, false);
+		spin_unlock(&e->lock);
+		done++;
+	}
+	return done;
+}
+
+static void poll_cancel(struct blitz_io *io, struct blitz_io_op *op)
+{
+	struct poll_priv *p = io->priv;
+
+	readiness_cancel(io, &p->r, op);
+}
+
+static void poll_wake(struct blitz_io *io)
+{
+	struct poll_priv *p = io->priv;
+
+	readiness_wake(&p->r);
+}
+
+const struct io_backend poll_backend = {
+	.name = "poll",
+	.kind = BLITZ_BACKEND_POLL,
+	.init = poll_init,
+	.deinit = poll_deinit,
+	.submit = poll_submit,
+	.reap = poll_reap,
+	.cancel = poll_cancel,
+	.wake = poll_wake,
+};

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/* backends/readiness.c - see readiness.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include "readiness.h"
+
+int readiness_init(struct readiness *r)
+{
+	spin_init(&r->table_lock);
+	spin_init(&r->active_lock);
+	for (unsigned i = 0; i < FD_CHUNKS; i++)
+		atomic_init(&r->chunks[i], NULL);
+	r->active = NULL;
+	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return r->wake_fd < 0 ? -errno : 0;
+}
+
+void readiness_deinit(struct readiness *r)
+{
+	for (unsigned i = 0; i < FD_CHUNKS; i++)
+		free(atomic_load_explicit(&r->chunks[i], memory_order_relaxed));
+	close(r->wake_fd);
+}
+
+/* readiness_entry - the entry of @fd, created on first use; NULL if out of range. */
+struct fd_entry *readiness_entry(struct readiness *r, int fd)
+{
+	unsigned c = (unsigned)fd / FD_CHUNK;
+	struct fd_entry *chunk;
+
+	if (fd < 0 || c >= FD_CHUNKS)
+		return NULL;
+	/* Acquire: pairs with the release store that published the chunk. */
+	chunk = atomic_load_explicit(&r->chunks[c], memory_order_acquire);
+	if (!chunk) {
+		spin_lock(&r->table_lock);
+		chunk = atomic_load_explicit(&r->chunks[c], memory_order_relaxed);
+		if (!chunk) {
+			chunk = calloc(FD_CHUNK, sizeof(*chunk));
+			if (chunk) {
+				for (unsigned i = 0; i < FD_CHUNK; i++) {
+					spin_init(&chunk[i].lock);
+					chunk[i].fd = (int)(c * FD_CHUNK + i);
+				}
+				atomic_store_explicit(&r->chunks[c], chunk, memory_order_release);
+			}
+		}
+		spin_unlock(&r->table_lock);
+		if (!chunk)
+			return NULL;
+	}
+	return &chunk[fd % FD_CHUNK];
+}
+
+static void list_append(struct fd_entry *e, struct blitz_io_op *op)
+{
+	int d = op->dir;
+
+	op->next = NULL;
+	op->prev = e->tail[d];
+	if (e->tail[d])
+		e->tail[d]->next = op;
+	else
+		e->head[d] = op;
+	e->tail[d] = op;
+}
+
+static void list_unlink(struct fd_entry *e, struct blitz_io_op *op)
+{
+	int d = op->dir;
+
+	if (op->prev)
+		op->prev->next = op->next;
+	else
+		e->head[d] = op->next;
+	if (op->next)
+		op->next->prev = op->prev;
+	else
+		e->tail[d] = op->prev;
+	op->next = op->prev = NULL;
+}
+
+/*
+ * readiness_run - perform the waiting operations of one side in FIFO order
+ * until one would block; complete the finished ones outside the lock.
+ */
+void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir)
+{
+	struct blitz_io_op *done = NULL, **tail = &done, *op;
+
+	spin_lock(&e->lock);
+	while ((op = e->head[dir])) {
+		int res = io_perform(op);
+
+		if (res == -EAGAIN)
+			break;
+		list_unlink(e, op);
+		op->result = res;
+		*tail = op;
+		tail = &op->next;
+	}
+	spin_unlock(&e->lock);
+	while (done) {
+		op = done;
+		done = op->next;
+		op->next = NULL;
+		io_complete(io, op, op->result);
+	}
+}
+
+/*
+ * readiness_submit - try @op at once; if it would block, queue it behind the
+ * others of its side, make sure the backend watches @fd (arm), and run the
+ * list once more (readiness may have come between the try and the queueing).
+ */
+int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op,
+		     bool *done, int (*arm)(struct blitz_io *io, int fd))
+{
+	struct fd_entry *e = readiness_entry(r, op->fd);
+	int res;
+
+	*done = true;
+	if (!e)
+		return op->fd < 0 ? -EBADF : -ENOMEM;
+	spin_lock(&e->lock);
+	/* Fast path: nobody waits on this side, try now. */
+	if (!e->head[op->dir]) {
+		res = io_perform(op);
+		if (res != -EAGAIN) {
+			spin_unlock(&e->lock);
+			return res;
+		}
+	}
+	list_append(e, op);
+	spin_unlock(&e->lock);
+	res = arm(io, op->fd);
+	if (res < 0) {
+		/* Cannot be watched: take it back. */
+		spin_lock(&e->lock);
+		list_unlink(e, op);
+		spin_unlock(&e->lock);
+		/*
+		 * epoll refuses regular files and directories (EPERM): they are
+		 * always ready, so the operation runs now.  (The blocking pool
+		 * will take these once it exists.)
+		 */
+		return res == -EPERM ? io_perform(op) : res;
+	}
+	*done = false;
+	readiness_run(io, e, op->dir);
+	return 0;
+}
+
+void readiness_cancel(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op)
+{
+	struct fd_entry *e = readiness_entry(r, op->fd);
+	bool found = false;
+
+	if (!e)
+		return;
+	spin_lock(&e->lock);
+	for (struct blitz_io_op *p = e->head[op->dir]; p; p = p->next) {
+		if (p == op) {
+			list_unlink(e, op);
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&e->lock);
+	/* Not found: it is being completed by someone else. */
+	if (found)
+		io_complete(io, op, -ECANCELED);
+}
+
+void readiness_wake(struct readiness *r)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN: the counter is already non-zero, a wake is pending. */
+	if (write(r->wake_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+void readiness_drain_wake(struct readiness *r)
+{
+	uint64_t v;
+
+	if (read(r->wake_fd, &v, sizeof(v)) < 0)
+		return;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * backends/readiness.h - what epoll and poll share: a table of descriptors,
+ * each with two FIFO wait lists (read side, write side) of operations that
+ * got EAGAIN, and the rule that makes readiness into completion:
+ *
+ *   run_list(fd, dir): under the fd's lock, perform the waiting operations
+ *   in order until one gets EAGAIN; complete the others after unlocking.
+ *
+ * A submission appends to its list and then runs the list; a readiness
+ * event runs the list.  Because both happen under the fd's lock and every
+ * readiness change after an EAGAIN produces an event, no wakeup is lost.
+ */
+#ifndef BLITZ_BACKENDS_READINESS_H
+#define BLITZ_BACKENDS_READINESS_H
+
+#include <stdbool.h>
+#include "../core/spinlock.h"
+#include "driver.h"
+
+struct fd_entry {
+	struct spinlock lock;
+	struct blitz_io_op *head[2], *tail[2];
+	struct fd_entry *active_next, *active_prev;	/* poll: entries with waiters */
+	bool active;
+	int fd;
+};
+
+#define FD_CHUNK 1024
+#define FD_CHUNKS 1024		/* up to 1,048,576 descriptors */
+
+struct readiness {
+	struct spinlock table_lock;
+	struct fd_entry *_Atomic chunks[FD_CHUNKS];
+	/* poll backend: the entries that have waiters */
+	struct spinlock active_lock;
+	struct fd_entry *active;
+	int wake_fd;			/* eventfd */
+	void (*on_wait)(struct blitz_io *io, struct fd_entry *e, int fd);
+};
+
+int readiness_init(struct readiness *r);
+void readiness_deinit(struct readiness *r);
+struct fd_entry *readiness_entry(struct readiness *r, int fd);
+int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op,
+		     bool *done, int (*arm)(struct blitz_io *io, int fd));
+void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir);
+void readiness_cancel(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op);
+void readiness_wake(struct readiness *r);
+void readiness_drain_wake(struct readiness *r);
+
+#endif

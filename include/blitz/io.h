@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blitz/io.h - completion-based I/O operations.
+ *
+ * An operation (struct blitz_io_op) lives in the waiting task's state: no
+ * allocation per operation.  Prepare it with one of the blitz_io_prep_*
+ * functions, then await blitz_io_poll() until it returns BLITZ_READY; the
+ * result is op->result (bytes, a descriptor, 0, or -errno).
+ *
+ * The same interface runs on every backend: io_uring performs the operation
+ * in the kernel; epoll and poll wait until the descriptor is ready and then
+ * perform it (descriptors must be non-blocking: the net layer makes them so).
+ *
+ * Lifetime: while an operation is pending it holds a reference to its task,
+ * so the task's state (the op and any buffer inside the state) stays valid
+ * until the operation completes, even if the task is cancelled meanwhile.
+ * A buffer outside the task state must stay valid until completion too.
+ * A cancelled task's drop function should call blitz_io_cancel().
+ */
+#ifndef BLITZ_IO_H
+#define BLITZ_IO_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <blitz/task.h>
+
+enum blitz_io_opcode {
+	BLITZ_IO_NOP = 0,
+	BLITZ_IO_READ,		/* read(fd, buf, len) at offset off (-1: current) */
+	BLITZ_IO_WRITE,		/* write(fd, buf, len) at offset off (-1: current) */
+	BLITZ_IO_RECV,		/* recv(fd, buf, len, flags) */
+	BLITZ_IO_SEND,		/* send(fd, buf, len, flags | MSG_NOSIGNAL) */
+	BLITZ_IO_ACCEPT,	/* accept4(fd, addr, addrlen, SOCK_NONBLOCK|SOCK_CLOEXEC) */
+	BLITZ_IO_CONNECT,	/* connect(fd, addr, addrlen) on a non-blocking socket */
+	BLITZ_IO_RECVMSG,	/* recvmsg(fd, msg, flags) */
+	BLITZ_IO_SENDMSG,	/* sendmsg(fd, msg, flags | MSG_NOSIGNAL) */
+	BLITZ_IO_POLL_IN,	/* wait until readable */
+	BLITZ_IO_POLL_OUT,	/* wait until writable */
+	BLITZ_IO_NR_OPCODES
+};
+
+enum blitz_io_backend {
+	BLITZ_BACKEND_AUTO = 0,
+	BLITZ_BACKEND_IO_URING,
+	BLITZ_BACKEND_EPOLL,
+	BLITZ_BACKEND_POLL,
+};
+
+struct blitz_io_op {
+	uint8_t opcode;			/* enum blitz_io_opcode */
+	uint8_t backend;		/* set at submission */
+	uint16_t dir;			/* readiness backends: 0 read side, 1 write side */
+	int fd;
+	int flags;
+	int32_t result;			/* valid once done */
+	_Atomic uint32_t state;		/* enum in backends/driver.h */
+	void *buf;
+	size_t len;
+	off_t off;
+	struct sockaddr *addr;		/* accept: out; connect: in */
+	socklen_t *addrlen;		/* accept: in/out */
+	socklen_t addr_in_len;		/* connect */
+	struct msghdr *msg;
+	uint64_t submit_ns;
+	struct blitz_waker waker;
+	struct blitz_io_op *next;	/* readiness backends: the fd's wait list */
+	struct blitz_io_op *prev;
+};
+
+void blitz_io_prep_read(struct blitz_io_op *op, int fd, void *buf, size_t len, off_t off);
+void blitz_io_prep_write(struct blitz_io_op *op, int fd, const void *buf, size_t len, off_t off);
+void blitz_io_prep_recv(struct blitz_io_op *op, int fd, void *buf, size_t len, int flags);
+void blitz_io_prep_send(struct blitz_io_op *op, int fd, const void *buf, size_t len, int flags);
+void blitz_io_prep_accept(struct blitz_io_op *op, int fd, struct sockaddr *addr, socklen_t *addrlen);
+void blitz_io_prep_connect(struct blitz_io_op *op, int fd, const struct sockaddr *addr, socklen_t len);
+void blitz_io_prep_recvmsg(struct blitz_io_op *op, int fd, struct msghdr *msg, int flags);
+void blitz_io_prep_sendmsg(struct blitz_io_op *op, int fd, const struct msghdr *msg, int flags);
+void blitz_io_prep_poll(struct blitz_io_op *op, int fd, int out);
+
+/**
+ * blitz_io_poll - submit @op on the first poll, then wait for it.
+ * Return: BLITZ_READY when op->result is valid.
+ */
+enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx);
+
+/**
+ * blitz_io_cancel - ask for a pending @op to be cancelled; it completes
+ * (with -ECANCELED, or its real result if it finished first) later.
+ */
+void blitz_io_cancel(struct blitz_runtime *rt, struct blitz_io_op *op);
+
+/** blitz_io_backend_name - "io_uring", "epoll" or "poll". */
+const char *blitz_io_backend_name(const struct blitz_runtime *rt);
+
+/** blitz_io_opcode_name - "read", "accept", ... */
+const char *blitz_io_opcode_name(unsigned opcode);
+
+#endif /* BLITZ_IO_H */
