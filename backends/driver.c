@@ -106,6 +106,23 @@ void io_driver_deinit(struct blitz_io *io)
 }
 
 /*
+ * io_driver_shutdown - cancel what is in flight and collect the completions
+ * (each releases its task reference).  Bounded: an operation the kernel
+ * will not give back within a second is reported and left.
+ */
+void io_driver_shutdown(struct blitz_io *io)
+{
+	if (!io->backend)
+		return;
+	io->backend->cancel_all(io);
+	for (int i = 0; i < 100 && atomic_load(&io->in_flight) > 0; i++)
+		io->backend->reap(io, 10000000);
+	if (atomic_load(&io->in_flight) > 0)
+		fprintf(stderr, "blitz: %ld I/O operations still in flight at shutdown\n",
+			atomic_load(&io->in_flight));
+}
+
+/*
  * io_complete - store the result, mark DONE and wake the submitter.  The
  * waker is copied out first: once DONE is visible the task may reuse the op.
  */
@@ -309,6 +326,7 @@ bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_wake
 	int r;
 
 	op->waker = waker;
+	op->driver = io;
 	op->backend = (uint8_t)io->backend->kind;
 	op->submit_ns = clock_now_ns();
 	atomic_store_explicit(&op->state, IO_OP_PENDING, memory_order_relaxed);

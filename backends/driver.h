@@ -36,6 +36,8 @@ struct io_backend {
 	void (*cancel)(struct blitz_io *io, struct blitz_io_op *op);
 	/* Make a reap() that blocks return soon. */
 	void (*wake)(struct blitz_io *io);
+	/* Cancel every operation in flight (shutdown). */
+	void (*cancel_all)(struct blitz_io *io);
 };
 
 struct blitz_io {
@@ -53,6 +55,7 @@ extern const struct io_backend poll_backend;
 int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt,
 		   enum blitz_io_backend want, bool forced);
 void io_driver_deinit(struct blitz_io *io);
+void io_driver_shutdown(struct blitz_io *io);
 int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns);
 void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result);
 int io_perform(struct blitz_io_op *op);

@@ -112,6 +112,13 @@ static void epoll_cancel(struct blitz_io *io, struct blitz_io_op *op)
 	readiness_cancel(io, &p->r, op);
 }
 
+static void epoll_cancel_all(struct blitz_io *io)
+{
+	struct epoll_priv *p = io->priv;
+
+	readiness_cancel_all(io, &p->r);
+}
+
 static void epoll_wake(struct blitz_io *io)
 {
 	struct epoll_priv *p = io->priv;
@@ -128,4 +135,5 @@ const struct io_backend epoll_backend = {
 	.reap = epoll_reap,
 	.cancel = epoll_cancel,
 	.wake = epoll_wake,
+	.cancel_all = epoll_cancel_all,
 };

@@ -183,6 +183,20 @@ static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
 	submit_internal(io->priv, op);
 }
 
+/* Cancel everything the ring holds (IORING_ASYNC_CANCEL_ANY, kernel 5.19). */
+static void uring_cancel_all(struct blitz_io *io)
+{
+	struct uring_priv *p = io->priv;
+	struct io_uring_sqe *sqe;
+
+	pthread_mutex_lock(&p->sq_lock);
+	sqe = get_sqe(p);
+	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	io_uring_sqe_set_data(sqe, NULL);
+	io_uring_submit(&p->ring);
+	pthread_mutex_unlock(&p->sq_lock);
+}
+
 /* A NOP's completion makes a waiting reaper return. */
 static void uring_wake(struct blitz_io *io)
 {
@@ -198,4 +212,5 @@ const struct io_backend io_uring_backend = {
 	.reap = uring_reap,
 	.cancel = uring_cancel,
 	.wake = uring_wake,
+	.cancel_all = uring_cancel_all,
 };

@@ -162,6 +162,13 @@ static void poll_cancel(struct blitz_io *io, struct blitz_io_op *op)
 	readiness_cancel(io, &p->r, op);
 }
 
+static void poll_cancel_all(struct blitz_io *io)
+{
+	struct poll_priv *p = io->priv;
+
+	readiness_cancel_all(io, &p->r);
+}
+
 static void poll_wake(struct blitz_io *io)
 {
 	struct poll_priv *p = io->priv;
@@ -178,4 +185,5 @@ const struct io_backend poll_backend = {
 	.reap = poll_reap,
 	.cancel = poll_cancel,
 	.wake = poll_wake,
+	.cancel_all = poll_cancel_all,
 };

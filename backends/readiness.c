@@ -190,3 +190,28 @@ void readiness_drain_wake(struct readiness *r)
 	if (read(r->wake_fd, &v, sizeof(v)) < 0)
 		return;
 }
+
+/* readiness_cancel_all - complete every waiting operation with -ECANCELED. */
+void readiness_cancel_all(struct blitz_io *io, struct readiness *r)
+{
+	for (unsigned c = 0; c < FD_CHUNKS; c++) {
+		struct fd_entry *chunk = atomic_load_explicit(&r->chunks[c], memory_order_acquire);
+
+		for (unsigned i = 0; chunk && i < FD_CHUNK; i++) {
+			struct fd_entry *e = &chunk[i];
+
+			for (int d = 0; d < 2; d++) {
+				struct blitz_io_op *op;
+
+				spin_lock(&e->lock);
+				while ((op = e->head[d])) {
+					list_unlink(e, op);
+					spin_unlock(&e->lock);
+					io_complete(io, op, -ECANCELED);
+					spin_lock(&e->lock);
+				}
+				spin_unlock(&e->lock);
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->global_interval = 0;
 	cfg->steal = BLITZ_STEAL_HALF;
 	cfg->budget = BLITZ_BUDGET_PER_TICK;
+	cfg->backend = BLITZ_BACKEND_AUTO;
 }
 
 /* parse_uint - a whole decimal number in [lo, hi], nothing else. */
@@ -83,6 +84,20 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 			 v, 1u << 20);
 		return -EINVAL;
 	}
+	if ((v = getenv("BLITZ_BACKEND"))) {
+		if (!strcmp(v, "io_uring"))
+			c.backend = BLITZ_BACKEND_IO_URING;
+		else if (!strcmp(v, "epoll"))
+			c.backend = BLITZ_BACKEND_EPOLL;
+		else if (!strcmp(v, "poll"))
+			c.backend = BLITZ_BACKEND_POLL;
+		else if (!strcmp(v, "auto"))
+			c.backend = BLITZ_BACKEND_AUTO;
+		else {
+			snprintf(err, errlen, "BLITZ_BACKEND=%s: expected io_uring, epoll, poll or auto", v);
+			return -EINVAL;
+		}
+	}
 	*cfg = c;
 	return 0;
 }
@@ -101,6 +116,10 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 	}
 	if (cfg->steal != BLITZ_STEAL_HALF && cfg->steal != BLITZ_STEAL_ONE) {
 		snprintf(err, errlen, "steal=%d: BLITZ_STEAL_HALF or BLITZ_STEAL_ONE", cfg->steal);
+		return -EINVAL;
+	}
+	if (cfg->backend > BLITZ_BACKEND_POLL) {
+		snprintf(err, errlen, "backend=%d: BLITZ_BACKEND_AUTO, _IO_URING, _EPOLL or _POLL", cfg->backend);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

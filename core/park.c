@@ -50,8 +50,11 @@ bool park_wait(struct blitz_park *p, uint64_t timeout_ns)
 
 void park_unpark(struct blitz_park *p)
 {
-	/* acq_rel: publish the waker's writes (woken_by) to the sleeper. */
-	if (atomic_exchange_explicit(&p->futex, PARK_NOTIFIED,
-				     memory_order_acq_rel) == PARK_PARKED)
+	/*
+	 * seq_cst: publishes the waker's writes (woken_by) to the sleeper, and
+	 * is ordered before the caller's later load of the runtime's io_parker
+	 * (worker_unpark: a worker may sleep in the I/O driver instead).
+	 */
+	if (atomic_exchange(&p->futex, PARK_NOTIFIED) == PARK_PARKED)
 		futex_wake(&p->futex);
 }

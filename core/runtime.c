@@ -80,9 +80,16 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	atomic_init(&rt->shutdown, false);
 	atomic_init(&rt->started, false);
 	atomic_init(&rt->external_spawned, 0);
+	atomic_init(&rt->io_parker, -1);
 	pthread_mutex_init(&rt->start_lock, NULL);
 	for (unsigned i = 0; i < c.workers; i++)
 		worker_init(&rt->workers[i], rt, i);
+	if (io_driver_init(&rt->io, rt, c.backend, c.backend != BLITZ_BACKEND_AUTO)) {
+		fprintf(stderr, "blitz: no I/O backend could start\n");
+		blitz_runtime_free(rt);
+		errno = ENODEV;
+		return NULL;
+	}
 	return rt;
 }
 
@@ -124,7 +131,7 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 		return;
 	/* Relaxed: published by park_unpark's exchange. */
 	atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
-	park_unpark(&rt->workers[w].park);
+	worker_unpark(&rt->workers[w]);
 }
 
 /*
@@ -261,6 +268,7 @@ int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
 /* ---------------------------------------------------------------------- */
 /* Shutdown                                                                */
 
+/* Forward: blitz_runtime_new() frees a half-built runtime with it. */
 void blitz_runtime_free(struct blitz_runtime *rt)
 {
 	struct blitz_task *t;
@@ -272,7 +280,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	atomic_store_explicit(&rt->shutdown, true, memory_order_release);
 	if (atomic_load_explicit(&rt->started, memory_order_acquire)) {
 		for (unsigned i = 0; i < rt->num_workers; i++)
-			park_unpark(&rt->workers[i].park);
+			worker_unpark(&rt->workers[i]);
 		for (unsigned i = 0; i < rt->num_workers; i++)
 			pthread_join(rt->workers[i].thread, NULL);
 	}
@@ -282,8 +290,14 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	 * that has not completed is still on the live list, queued or waiting.
 	 * Cancel and drop each of them (a drop may release other handles).
 	 */
+	/*
+	 * Operations still in flight hold references to their tasks: cancel
+	 * them and collect the completions, so every task can be freed.
+	 */
+	io_driver_shutdown(&rt->io);
 	while ((t = owned_pop_any(&rt->owned)))
 		task_finish(t, -1, 1);
+	io_driver_deinit(&rt->io);
 	inject_destroy(&rt->inject);
 	owned_destroy(&rt->owned);
 	pthread_mutex_destroy(&rt->start_lock);

@@ -9,6 +9,7 @@
 #include "idle.h"
 #include "inject.h"
 #include "owned.h"
+#include "../backends/driver.h"
 #include "worker.h"
 
 struct blitz_runtime {
@@ -22,6 +23,8 @@ struct blitz_runtime {
 	_Atomic uint64_t external_spawned;	/* spawns from non-worker threads */
 	unsigned num_workers;
 	struct blitz_worker *workers;		/* num_workers, cache-line aligned */
+	struct blitz_io io;			/* the I/O driver (backends/) */
+	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
 };
 
 void runtime_start(struct blitz_runtime *rt);

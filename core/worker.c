@@ -385,6 +385,58 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
 /* ---------------------------------------------------------------------- */
 /* Parking                                                                 */
 
+/*
+ * sleep_in_io - sleep in the I/O driver instead of the futex, so that an I/O
+ * completion wakes this worker.  One worker at a time (the driver's reap
+ * lock).  Against worker_unpark, a Dekker pattern (seq_cst on both sides):
+ *   here:      futex UNPARKED -> PARKED;  io_parker = me;  recheck futex
+ *   unparker:  futex := NOTIFIED;         load io_parker;  if me: driver wake
+ * Either the recheck sees NOTIFIED (and we do not block), or the unparker
+ * sees io_parker and the driver wake makes the blocking reap return.
+ * Returns false if it could not sleep there (caller uses the futex).
+ */
+static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notified)
+{
+	struct blitz_runtime *rt = w->rt;
+	struct blitz_io *io = &rt->io;
+	uint32_t expect = PARK_UNPARKED;
+
+	/* Relaxed: a hint; nothing to wait for means the futex will do. */
+	if (atomic_load_explicit(&io->in_flight, memory_order_relaxed) == 0 ||
+	    pthread_mutex_trylock(&io->reap_lock))
+		return false;
+	if (atomic_compare_exchange_strong(&w->park.futex, &expect, PARK_PARKED)) {
+		atomic_store(&rt->io_parker, (int)w->index);
+		if (atomic_load(&w->park.futex) == PARK_PARKED)
+			io->backend->reap(io, timeout_ns);
+		atomic_store(&rt->io_parker, -1);
+	}
+	pthread_mutex_unlock(&io->reap_lock);
+	*notified = atomic_exchange(&w->park.futex, PARK_UNPARKED) == PARK_NOTIFIED;
+	return true;
+}
+
+/* worker_sleep - park for at most @timeout_ns; true if notified. */
+static bool worker_sleep(struct blitz_worker *w, uint64_t timeout_ns)
+{
+	bool notified;
+
+	if (sleep_in_io(w, timeout_ns, &notified))
+		return notified;
+	return park_wait(&w->park, timeout_ns);
+}
+
+/* worker_unpark - wake @w wherever it sleeps (futex or I/O driver). */
+void worker_unpark(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	park_unpark(&w->park);
+	/* seq_cst: the unparker's half of the pattern in sleep_in_io(). */
+	if (atomic_load(&rt->io_parker) == (int)w->index)
+		rt->io.backend->wake(&rt->io);
+}
+
 static void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
@@ -416,7 +468,7 @@ static void worker_park(struct blitz_worker *w)
 
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, BLITZ_PARK_TIMEOUT_NS);
-	notified = park_wait(&w->park, BLITZ_PARK_TIMEOUT_NS);
+	notified = worker_sleep(w, BLITZ_PARK_TIMEOUT_NS);
 	if (idle_unset_parked(idle, w->index)) {
 		reason = atomic_load(&rt->shutdown) ? UNPARK_SHUTDOWN : UNPARK_TIMEOUT;
 	} else {
@@ -444,6 +496,9 @@ static void worker_tick(struct blitz_worker *w)
 	w->tick++;
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
+	/* I/O: any worker may reap completions, without waiting (try-lock). */
+	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0)
+		io_driver_reap(&w->rt->io, 0);
 	while (w->budget > 0) {
 		struct blitz_task *t = find_work(w, &source);
 

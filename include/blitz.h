@@ -14,5 +14,6 @@
 #include <blitz/runtime.h>
 #include <blitz/stats.h>
 #include <blitz/oneshot.h>
+#include <blitz/io.h>
 
 #endif /* BLITZ_H */

@@ -10,6 +10,7 @@
  *   BLITZ_GLOBAL_INTERVAL=adaptive|N    global-queue check interval (polls)
  *   BLITZ_STEAL=half|one                steal half of a victim's ring or one task
  *   BLITZ_BUDGET=N                      polls per tick (cooperative budget)
+ *   BLITZ_BACKEND=io_uring|epoll|poll   the I/O backend (default: the first that works)
  */
 #ifndef BLITZ_CONFIG_H
 #define BLITZ_CONFIG_H
@@ -34,12 +35,21 @@ enum blitz_steal_policy {
 	BLITZ_STEAL_ONE  = 1,	/* one task per steal (ablation) */
 };
 
+/* The I/O backend (BLITZ_BACKEND=io_uring|epoll|poll). */
+enum blitz_io_backend {
+	BLITZ_BACKEND_AUTO = 0,		/* io_uring, else epoll, else poll */
+	BLITZ_BACKEND_IO_URING,
+	BLITZ_BACKEND_EPOLL,
+	BLITZ_BACKEND_POLL,
+};
+
 struct blitz_config {
 	unsigned workers;		/* 0: the number of online CPUs */
 	bool lifo;			/* LIFO slot on (default) or off */
 	unsigned global_interval;	/* 0: adaptive (EWMA); else fixed, 1..255 */
 	enum blitz_steal_policy steal;
 	unsigned budget;		/* polls per tick, >= 1 */
+	enum blitz_io_backend backend;	/* AUTO by default */
 };
 
 /**

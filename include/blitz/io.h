@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <blitz/config.h>
 #include <blitz/task.h>
 
 enum blitz_io_opcode {
@@ -39,13 +40,6 @@ enum blitz_io_opcode {
 	BLITZ_IO_POLL_IN,	/* wait until readable */
 	BLITZ_IO_POLL_OUT,	/* wait until writable */
 	BLITZ_IO_NR_OPCODES
-};
-
-enum blitz_io_backend {
-	BLITZ_BACKEND_AUTO = 0,
-	BLITZ_BACKEND_IO_URING,
-	BLITZ_BACKEND_EPOLL,
-	BLITZ_BACKEND_POLL,
 };
 
 struct blitz_io_op {
@@ -65,6 +59,7 @@ struct blitz_io_op {
 	struct msghdr *msg;
 	uint64_t submit_ns;
 	struct blitz_waker waker;
+	void *driver;			/* the runtime's driver, set at submission */
 	struct blitz_io_op *next;	/* readiness backends: the fd's wait list */
 	struct blitz_io_op *prev;
 };
@@ -87,9 +82,10 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx);
 
 /**
  * blitz_io_cancel - ask for a pending @op to be cancelled; it completes
- * (with -ECANCELED, or its real result if it finished first) later.
+ * (with -ECANCELED, or its real result if it finished first) later.  A no-op
+ * for an operation that is not pending.  Safe from a drop function.
  */
-void blitz_io_cancel(struct blitz_runtime *rt, struct blitz_io_op *op);
+void blitz_io_cancel(struct blitz_io_op *op);
 
 /** blitz_io_backend_name - "io_uring", "epoll" or "poll". */
 const char *blitz_io_backend_name(const struct blitz_runtime *rt);

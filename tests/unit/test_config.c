@@ -13,6 +13,7 @@ static void clear_env(void)
 	unsetenv("BLITZ_GLOBAL_INTERVAL");
 	unsetenv("BLITZ_STEAL");
 	unsetenv("BLITZ_BUDGET");
+	unsetenv("BLITZ_BACKEND");
 }
 
 START_TEST(defaults_are_the_seeds)
@@ -67,6 +68,7 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_STEAL", "all", "'half' or 'one'" },
 	{ "BLITZ_BUDGET", "0", "polls per tick" },
 	{ "BLITZ_BUDGET", "", "polls per tick" },
+	{ "BLITZ_BACKEND", "kqueue", "io_uring, epoll, poll or auto" },
 };
 
 START_TEST(bad_values_are_rejected_by_name)
