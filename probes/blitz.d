@@ -1,0 +1,30 @@
+/*
+ * blitz.d - the probe catalog of the blitz runtime (provider "blitz").
+ *
+ * One probe per line (dtrace's parser trips over a provider on one line).
+ * Every argument is an integer: worker indices are int (-1 = a thread that
+ * is not a worker), task pointers are uint64_t, times are nanoseconds.
+ * docs/probes.md documents every argument and when each probe fires;
+ * tests/scripts/probe-catalog.sh keeps that table, this file and the notes
+ * in libblitz.so in step.
+ */
+provider blitz {
+	probe task_spawn(uint64_t task, int worker, int dest);
+	probe task_schedule(uint64_t task, int worker, int dest);
+	probe task_poll_start(int worker, uint64_t task, int source);
+	probe task_poll_end(int worker, uint64_t task, int ready);
+	probe task_complete(int worker, uint64_t task, int cancelled);
+	probe lifo_hit(int worker, uint64_t task);
+	probe lifo_flush(int worker, uint64_t task, int reason);
+	probe local_push(int worker, uint64_t task, uint32_t len);
+	probe overflow(int worker, uint32_t count);
+	probe steal(int thief, int victim, uint32_t count);
+	probe steal_fail(int thief, int victim, int reason);
+	probe global_batch(int worker, uint32_t count, uint64_t remaining);
+	probe searching_start(int worker, uint32_t searching);
+	probe searching_end(int worker, uint32_t searching, int found);
+	probe park(int worker, uint64_t timeout_ns);
+	probe unpark(int worker, int reason, int waker);
+	probe ewma_update(int worker, uint64_t avg_poll_ns, uint32_t interval);
+	probe budget_exhausted(int worker, uint64_t tick);
+};
