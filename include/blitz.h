@@ -15,5 +15,6 @@
 #include <blitz/stats.h>
 #include <blitz/oneshot.h>
 #include <blitz/io.h>
+#include <blitz/net.h>
 
 #endif /* BLITZ_H */

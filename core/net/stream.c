@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/net/stream.c - accept, connect and transfers on stream sockets.
+ * Each awaitable submits its operation on its first poll (`started`) and
+ * is reset when it completes, so the same struct can be awaited again.
+ */
+#include <errno.h>
+#include <unistd.h>
+#include <blitz/net.h>
+
+enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct blitz_cx *cx)
+{
+	if (!a->started) {
+		a->peer.len = sizeof(a->peer.ss);
+		blitz_io_prep_accept(&a->op, listen_fd, (struct sockaddr *)&a->peer.ss, &a->peer.len);
+		a->started = 1;
+	}
+	if (blitz_io_poll(&a->op, cx) == BLITZ_PENDING)
+		return BLITZ_PENDING;
+	a->started = 0;
+	a->result = a->op.result;
+	return BLITZ_READY;
+}
+
+enum blitz_poll blitz_connect_poll(struct blitz_connect *c, const struct blitz_addr *to,
+				   struct blitz_cx *cx)
+{
+	if (!c->started) {
+		c->addr = *to;
+		c->fd = socket(to->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (c->fd < 0) {
+			c->result = -errno;
+			return BLITZ_READY;
+		}
+		blitz_io_prep_connect(&c->op, c->fd, (struct sockaddr *)&c->addr.ss, c->addr.len);
+		c->started = 1;
+	}
+	if (blitz_io_poll(&c->op, cx) == BLITZ_PENDING)
+		return BLITZ_PENDING;
+	c->started = 0;
+	if (c->op.result < 0) {
+		close(c->fd);
+		c->result = c->op.result;
+	} else {
+		c->result = c->fd;
+	}
+	c->fd = -1;
+	return BLITZ_READY;
+}
+
+enum blitz_poll blitz_read_poll(struct blitz_xfer *x, int fd, void *buf, size_t len,
+				struct blitz_cx *cx)
+{
+	if (!x->started) {
+		blitz_io_prep_recv(&x->op, fd, buf, len, 0);
+		x->started = 1;
+	}
+	if (blitz_io_poll(&x->op, cx) == BLITZ_PENDING)
+		return BLITZ_PENDING;
+	x->started = 0;
+	x->result = x->op.result;
+	return BLITZ_READY;
+}
+
+enum blitz_poll blitz_write_poll(struct blitz_xfer *x, int fd, const void *buf, size_t len,
+				 struct blitz_cx *cx)
+{
+	if (!x->started) {
+		blitz_io_prep_send(&x->op, fd, buf, len, 0);
+		x->started = 1;
+	}
+	if (blitz_io_poll(&x->op, cx) == BLITZ_PENDING)
+		return BLITZ_PENDING;
+	x->started = 0;
+	x->result = x->op.result;
+	return BLITZ_READY;
+}
+
+/*
+ * The *_all/_exact forms keep `done` across partial transfers; `started`
+ * is 1 while a piece is in flight, 2 between pieces.
+ */
+enum blitz_poll blitz_write_all_poll(struct blitz_xfer *x, int fd, const void *buf, size_t len,
+				     struct blitz_cx *cx)
+{
+	if (x->started == 0)
+		x->done = 0;
+	for (;;) {
+		if (x->started != 1) {
+			if (x->done == len) {
+				x->started = 0;
+				x->result = (long)len;
+				return BLITZ_READY;
+			}
+			blitz_io_prep_send(&x->op, fd, (const char *)buf + x->done, len - x->done, 0);
+			x->started = 1;
+		}
+		if (blitz_io_poll(&x->op, cx) == BLITZ_PENDING)
+			return BLITZ_PENDING;
+		if (x->op.result < 0) {
+			x->started = 0;
+			x->result = x->op.result;
+			return BLITZ_READY;
+		}
+		x->done += (size_t)x->op.result;
+		x->started = 2;
+	}
+}
+
+enum blitz_poll blitz_read_exact_poll(struct blitz_xfer *x, int fd, void *buf, size_t len,
+				      struct blitz_cx *cx)
+{
+	if (x->started == 0)
+		x->done = 0;
+	for (;;) {
+		if (x->started != 1) {
+			if (x->done == len) {
+				x->started = 0;
+				x->result = (long)len;
+				return BLITZ_READY;
+			}
+			blitz_io_prep_recv(&x->op, fd, (char *)buf + x->done, len - x->done, 0);
+			x->started = 1;
+		}
+		if (blitz_io_poll(&x->op, cx) == BLITZ_PENDING)
+			return BLITZ_PENDING;
+		if (x->op.result <= 0) {
+			x->started = 0;
+			x->result = x->op.result < 0 ? x->op.result : -EPIPE;
+			return BLITZ_READY;
+		}
+		x->done += (size_t)x->op.result;
+		x->started = 2;
+	}
+}

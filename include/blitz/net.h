@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blitz/net.h - TCP, UDP and Unix-domain sockets over the I/O driver.
+ *
+ * Socket creation, bind and listen do not wait and are plain calls that
+ * return a non-blocking descriptor or -errno.  Everything that waits is an
+ * awaitable: a struct the caller keeps in its task state, polled until
+ * BLITZ_READY, after which its `result` is a descriptor, a byte count, or
+ * -errno.  Descriptors are closed with close(2) once no operation on them is
+ * pending.
+ *
+ *	struct conn { struct blitz_co co; struct blitz_connect c; struct blitz_xfer x; ... };
+ *	BLITZ_AWAIT(&s->co, blitz_tcp_connect_poll(&s->c, &addr, cx));
+ *	if (s->c.result < 0) ... (e.g. -ECONNREFUSED)
+ *	BLITZ_AWAIT(&s->co, blitz_write_all_poll(&s->x, s->c.result, buf, len, cx));
+ */
+#ifndef BLITZ_NET_H
+#define BLITZ_NET_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include <blitz/io.h>
+
+struct blitz_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+/**
+ * blitz_addr_parse - "1.2.3.4:80", "[::1]:80", "localhost:80", ":80" (any
+ * IPv4 address), "unix:/path/to/socket".  Host names other than localhost
+ * are not resolved (resolution blocks; use getaddrinfo on the blocking pool).
+ * Return: 0, or -EINVAL with @err saying what is wrong with @s.
+ */
+int blitz_addr_parse(const char *s, struct blitz_addr *out, char *err, size_t errlen);
+
+/** blitz_addr_format - "1.2.3.4:80", "[::1]:80" or "unix:/path" into @buf. */
+const char *blitz_addr_format(const struct blitz_addr *a, char *buf, size_t len);
+
+/** blitz_addr_local - the address @fd is bound to (e.g. to learn port 0's port). */
+int blitz_addr_local(int fd, struct blitz_addr *out);
+
+/**
+ * blitz_listen - a listening stream socket (TCP or Unix) on @a, with
+ * SO_REUSEADDR for TCP.  Return: the descriptor, or -errno.
+ */
+int blitz_listen(const struct blitz_addr *a, int backlog);
+
+/** blitz_udp_bind - a UDP socket bound to @a.  Return: descriptor or -errno. */
+int blitz_udp_bind(const struct blitz_addr *a);
+
+/* accept: result = the new connection's descriptor (non-blocking) or -errno. */
+struct blitz_accept {
+	struct blitz_io_op op;
+	struct blitz_addr peer;
+	int started;
+	int result;
+};
+enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct blitz_cx *cx);
+
+/* connect: result = the connected descriptor or -errno (-ECONNREFUSED, ...). */
+struct blitz_connect {
+	struct blitz_io_op op;
+	struct blitz_addr addr;
+	int fd;
+	int started;
+	int result;
+};
+enum blitz_poll blitz_connect_poll(struct blitz_connect *c, const struct blitz_addr *to,
+				   struct blitz_cx *cx);
+
+/* Transfers: read some, write all, read exactly. */
+struct blitz_xfer {
+	struct blitz_io_op op;
+	size_t done;
+	int started;
+	long result;		/* bytes, 0 at end of stream (read), or -errno */
+};
+/** blitz_read_poll - read at most @len bytes (0: end of stream). */
+enum blitz_poll blitz_read_poll(struct blitz_xfer *x, int fd, void *buf, size_t len,
+				struct blitz_cx *cx);
+/** blitz_write_poll - write at most @len bytes (one send). */
+enum blitz_poll blitz_write_poll(struct blitz_xfer *x, int fd, const void *buf, size_t len,
+				 struct blitz_cx *cx);
+/** blitz_write_all_poll - write all @len bytes; result = len or -errno. */
+enum blitz_poll blitz_write_all_poll(struct blitz_xfer *x, int fd, const void *buf, size_t len,
+				     struct blitz_cx *cx);
+/** blitz_read_exact_poll - read exactly @len bytes; -EPIPE if the stream ends first. */
+enum blitz_poll blitz_read_exact_poll(struct blitz_xfer *x, int fd, void *buf, size_t len,
+				      struct blitz_cx *cx);
+
+/* UDP datagrams. */
+struct blitz_dgram {
+	struct blitz_io_op op;
+	struct blitz_addr peer;	/* send_to: destination; recv_from: source */
+	struct msghdr msg;
+	struct iovec iov;
+	int started;
+	long result;
+};
+enum blitz_poll blitz_send_to_poll(struct blitz_dgram *d, int fd, const void *buf, size_t len,
+				   const struct blitz_addr *to, struct blitz_cx *cx);
+enum blitz_poll blitz_recv_from_poll(struct blitz_dgram *d, int fd, void *buf, size_t len,
+				     struct blitz_cx *cx);
+
+/** blitz_net_cancel - cancel the pending operation of any of the structs above. */
+#define blitz_net_cancel(x) blitz_io_cancel(&(x)->op)
+
+#endif /* BLITZ_NET_H */

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_net.c - sockets on every backend: echo round trips (1,000 concurrent
+ * connections, payloads up to 4 MB, byte-exact), connection refused, a peer
+ * reset mid-stream, descriptor exhaustion (accept keeps serving once
+ * descriptors are free again), UDP and Unix sockets, address parsing, and
+ * one workload giving identical results on all three backends.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <blitz.h>
+#include "suites.h"
+
+static const enum blitz_io_backend kinds[] = {
+	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
+};
+static const char *const names[] = { "io_uring", "epoll", "poll" };
+
+static struct blitz_runtime *rt_on(int i)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = 2;
+	c.backend = kinds[i];
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	return rt;
+}
+
+#define NEED_BACKEND(rt, i) do {					\
+		if (strcmp(blitz_io_backend_name(rt), names[i])) {	\
+			blitz_runtime_free(rt);				\
+			SKIP("%s unavailable here", names[i]);		\
+		}							\
+	} while (0)
+
+/* The payload of connection c: a pattern no two connections share. */
+static unsigned char pattern_at(unsigned c, size_t i)
+{
+	return (unsigned char)((i * 131 + c * 7 + (i >> 9)) & 0xff);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The echo server                                                        */
+
+struct server {
+	int fd;
+	_Atomic long accepted, emfile, served_bytes;
+	_Atomic int stop;
+};
+
+struct echo_conn {
+	struct blitz_co co;
+	struct server *srv;
+	struct blitz_xfer x;
+	int fd;
+	long n;
+	char buf[16384];
+};
+
+static void echo_drop(void *arg)
+{
+	struct echo_conn *e = arg;
+
+	blitz_net_cancel(&e->x);
+	if (e->fd >= 0)
+		close(e->fd);
+	e->fd = -1;
+}
+
+static enum blitz_poll echo_poll(void *arg, struct blitz_cx *cx)
+{
+	struct echo_conn *e = arg;
+
+	BLITZ_CO_BEGIN(&e->co);
+	for (;;) {
+		BLITZ_AWAIT(&e->co, blitz_read_poll(&e->x, e->fd, e->buf, sizeof(e->buf), cx));
+		if (e->x.result <= 0)
+			break;
+		e->n = e->x.result;
+		BLITZ_AWAIT(&e->co, blitz_write_all_poll(&e->x, e->fd, e->buf, (size_t)e->n, cx));
+		if (e->x.result < 0)
+			break;
+		atomic_fetch_add(&e->srv->served_bytes, e->n);
+	}
+	close(e->fd);
+	e->fd = -1;
+	BLITZ_CO_END(&e->co);
+}
+static const struct blitz_task_vtable echo_vt = BLITZ_TASK_VTABLE(echo_poll, echo_drop);
+
+struct acceptor {
+	struct blitz_co co;
+	struct server *srv;
+	struct blitz_accept a;
+};
+
+static void acceptor_drop(void *arg)
+{
+	blitz_net_cancel(&((struct acceptor *)arg)->a);
+}
+
+static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
+{
+	struct acceptor *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	while (!atomic_load(&s->srv->stop)) {
+		BLITZ_AWAIT(&s->co, blitz_accept_poll(&s->a, s->srv->fd, cx));
+		if (s->a.result == -EMFILE || s->a.result == -ENFILE) {
+			/* Out of descriptors: back off and try again later. */
+			atomic_fetch_add(&s->srv->emfile, 1);
+			BLITZ_YIELD(&s->co, cx);
+			continue;
+		}
+		ck_assert_msg(s->a.result >= 0, "accept: %s", strerror((int)-s->a.result));
+		atomic_fetch_add(&s->srv->accepted, 1);
+		{
+			struct echo_conn e = { .srv = s->srv, .fd = s->a.result };
+
+			ck_assert_int_eq(blitz_spawn_detached(NULL, &echo_vt, &e, sizeof(e)), 0);
+		}
+	}
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable acceptor_vt = BLITZ_TASK_VTABLE(acceptor_poll, acceptor_drop);
+
+static struct blitz_task *start_server(struct blitz_runtime *rt, struct server *srv,
+				       struct blitz_addr *bound)
+{
+	struct blitz_addr a;
+	struct acceptor ac = { .srv = srv };
+	struct blitz_task *t;
+
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	srv->fd = blitz_listen(&a, 4096);
+	ck_assert_int_ge(srv->fd, 0);
+	ck_assert_int_eq(blitz_addr_local(srv->fd, bound), 0);
+	t = blitz_spawn(rt, &acceptor_vt, &ac, sizeof(ac));
+	ck_assert_ptr_nonnull(t);
+	return t;
+}
+
+/* stop_server - cancel the acceptor (its drop cancels the accept), then close. */
+static void stop_server(struct server *srv, struct blitz_task *acceptor)
+{
+	atomic_store(&srv->stop, 1);
+	blitz_task_cancel(acceptor);
+	ck_assert_int_eq(blitz_join(acceptor), -ECANCELED);
+	blitz_task_release(acceptor);
+	close(srv->fd);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Echo clients: a writer task and a reader (the client itself).          */
+
+static unsigned char *payload_base;	/* pattern bytes for every connection */
+#define PAYLOAD_MAX (4u << 20)
+
+struct writer {
+	struct blitz_co co;
+	struct blitz_xfer x;
+	int fd;
+	unsigned id;
+	size_t len;
+	long result;
+};
+
+static void writer_drop(void *arg)
+{
+	blitz_net_cancel(&((struct writer *)arg)->x);
+}
+
+static enum blitz_poll writer_poll(void *arg, struct blitz_cx *cx)
+{
+	struct writer *w = arg;
+
+	BLITZ_CO_BEGIN(&w->co);
+	/* Connection `id` sends bytes pattern_at(id, 0 .. len-1). */
+	BLITZ_AWAIT(&w->co, blitz_write_all_poll(&w->x, w->fd, payload_base + w->id % 256,
+						 w->len, cx));
+	w->result = w->x.result;
+	shutdown(w->fd, SHUT_WR);
+	BLITZ_CO_END(&w->co);
+}
+static const struct blitz_task_vtable writer_vt = BLITZ_TASK_VTABLE(writer_poll, writer_drop);
+
+struct client {
+	struct blitz_co co;
+	struct blitz_connect c;
+	struct blitz_xfer x;
+	struct blitz_addr to;
+	struct blitz_task *writer;
+	_Atomic long *ok;
+	_Atomic uint64_t *digest;
+	unsigned id;
+	size_t len, got;
+	int fd;
+	unsigned char buf[16384];
+};
+
+static void client_drop(void *arg)
+{
+	struct client *c = arg;
+
+	blitz_net_cancel(&c->c);
+	blitz_net_cancel(&c->x);
+}
+
+static enum blitz_poll client_poll(void *arg, struct blitz_cx *cx)
+{
+	struct client *c = arg;
+
+	BLITZ_CO_BEGIN(&c->co);
+	BLITZ_AWAIT(&c->co, blitz_connect_poll(&c->c, &c->to, cx));
+	ck_assert_msg(c->c.result >= 0, "connect: %s", strerror((int)-c->c.result));
+	c->fd = c->c.result;
+	{
+		struct writer w = { .fd = c->fd, .id = c->id, .len = c->len };
+
+		c->writer = blitz_spawn(NULL, &writer_vt, &w, sizeof(w));
+		ck_assert_ptr_nonnull(c->writer);
+	}
+	for (c->got = 0;;) {
+		BLITZ_AWAIT(&c->co, blitz_read_poll(&c->x, c->fd, c->buf, sizeof(c->buf), cx));
+		ck_assert_msg(c->x.result >= 0, "read: %s", strerror((int)-c->x.result));
+		if (c->x.result == 0)
+			break;
+		/*
+		 * Compare first, assert once: every ck_assert records its
+		 * location in Check's message file, far too slow per byte.
+		 */
+		long bad = -1;
+
+		for (long i = 0; i < c->x.result && bad < 0; i++)
+			if (c->buf[i] != pattern_at(c->id, c->got + (size_t)i))
+				bad = i;
+		if (bad >= 0)
+			ck_abort_msg("connection %u: byte %zu differs", c->id, c->got + (size_t)bad);
+		c->got += (size_t)c->x.result;
+	}
+	ck_assert_uint_eq(c->got, c->len);
+	BLITZ_AWAIT(&c->co, blitz_join_poll(c->writer, cx));
+	ck_assert_int_eq(((struct writer *)blitz_task_state(c->writer))->result, (long)c->len);
+	blitz_task_release(c->writer);
+	close(c->fd);
+	atomic_fetch_add(c->ok, 1);
+	atomic_fetch_xor(c->digest, (uint64_t)c->got * 2654435761u + c->id);
+	BLITZ_CO_END(&c->co);
+}
+static const struct blitz_task_vtable client_vt = BLITZ_TASK_VTABLE(client_poll, client_drop);
+
+static void make_payload(void)
+{
+	if (payload_base)
+		return;
+	/* payload_base + (id % 256) + i must equal pattern_at(id, i). */
+	payload_base = malloc(PAYLOAD_MAX + 256);
+	ck_assert_ptr_nonnull(payload_base);
+}
+
+static void fill_for(unsigned id, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		payload_base[id % 256 + i] = pattern_at(id, i);
+}
+
+/*
+ * echo_workload - @n clients of @len bytes (all sharing one pattern id
+ * class) against a fresh server; returns the digest of what came back.
+ */
+static uint64_t echo_workload(struct blitz_runtime *rt, unsigned n, size_t len, unsigned id)
+{
+	struct server srv = { .fd = -1 };
+	struct blitz_addr to;
+	_Atomic long ok = 0;
+	_Atomic uint64_t digest = 0;
+	struct blitz_task *acceptor;
+
+	make_payload();
+	fill_for(id, len);
+	acceptor = start_server(rt, &srv, &to);
+	for (unsigned k = 0; k < n; k++) {
+		struct client c = { .to = to, .ok = &ok, .digest = &digest, .id = id, .len = len };
+
+		ck_assert_int_eq(blitz_spawn_detached(rt, &client_vt, &c, sizeof(c)), 0);
+	}
+	for (int t = 0; t < 120000 && atomic_load(&ok) < (long)n; t++)
+		usleep(1000);
+	ck_assert_int_eq(atomic_load(&ok), n);
+	ck_assert_int_eq(atomic_load(&srv.accepted), n);
+	ck_assert_int_eq(atomic_load(&srv.served_bytes), (long)n * (long)len);
+	stop_server(&srv, acceptor);
+	return atomic_load(&digest);
+}
+
+static unsigned scaled(unsigned n)
+{
+	return test_timeout_scale() > 1 ? n / 10 : n;
+}
+
+START_TEST(echo_1000_connections)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+
+	NEED_BACKEND(rt, _i);
+	echo_workload(rt, scaled(1000), 16384, 11);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(echo_large_payloads)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+
+	NEED_BACKEND(rt, _i);
+	echo_workload(rt, 4, PAYLOAD_MAX, 77);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(same_results_on_every_backend)
+{
+	uint64_t digest[3];
+	int have = 0;
+
+	for (int i = 0; i < 3; i++) {
+		struct blitz_runtime *rt = rt_on(i);
+
+		if (strcmp(blitz_io_backend_name(rt), names[i])) {
+			blitz_runtime_free(rt);
+			digest[i] = 0;
+			continue;
+		}
+		digest[i] = echo_workload(rt, scaled(200), 65536 + 17, 5);
+		blitz_runtime_free(rt);
+		have++;
+	}
+	if (have < 2)
+		SKIP("fewer than two backends available");
+	for (int i = 1; i < 3; i++)
+		if (digest[i] && digest[0])
+			ck_assert_uint_eq(digest[i], digest[0]);
+	ck_assert_uint_eq(digest[1], digest[2]);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Errors                                                                 */
+
+struct dialer {
+	struct blitz_co co;
+	struct blitz_connect c;
+	struct blitz_addr to;
+	int result;
+};
+
+static enum blitz_poll dialer_poll(void *arg, struct blitz_cx *cx)
+{
+	struct dialer *d = arg;
+
+	BLITZ_CO_BEGIN(&d->co);
+	BLITZ_AWAIT(&d->co, blitz_connect_poll(&d->c, &d->to, cx));
+	d->result = d->c.result;
+	BLITZ_CO_END(&d->co);
+}
+static const struct blitz_task_vtable dialer_vt = BLITZ_TASK_VTABLE(dialer_poll, NULL);
+
+START_TEST(connection_refused)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_addr a;
+	struct dialer d = { 0 };
+	int fd;
+
+	NEED_BACKEND(rt, _i);
+	/* A port that is bound but not listening refuses connections. */
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	fd = blitz_udp_bind(&a);	/* reserve a port number... */
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(blitz_addr_local(fd, &d.to), 0);
+	close(fd);			/* ...and give it back: nobody listens there */
+	ck_assert_int_eq(blitz_block_on(rt, &dialer_vt, &d, sizeof(d)), 0);
+	ck_assert_int_eq(d.result, -ECONNREFUSED);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* A client that writes a lot into a peer that resets the connection. */
+struct blaster {
+	struct blitz_co co;
+	struct blitz_connect c;
+	struct blitz_xfer x;
+	struct blitz_addr to;
+	long write_result, read_result;
+};
+
+static enum blitz_poll blaster_poll(void *arg, struct blitz_cx *cx)
+{
+	struct blaster *b = arg;
+
+	BLITZ_CO_BEGIN(&b->co);
+	BLITZ_AWAIT(&b->co, blitz_connect_poll(&b->c, &b->to, cx));
+	ck_assert_int_ge(b->c.result, 0);
+	BLITZ_AWAIT(&b->co, blitz_write_all_poll(&b->x, b->c.result, payload_base, PAYLOAD_MAX, cx));
+	b->write_result = b->x.result;
+	BLITZ_AWAIT(&b->co, blitz_read_poll(&b->x, b->c.result, payload_base, 16, cx));
+	b->read_result = b->x.result;
+	close(b->c.result);
+	BLITZ_CO_END(&b->co);
+}
+static const struct blitz_task_vtable blaster_vt = BLITZ_TASK_VTABLE(blaster_poll, NULL);
+
+START_TEST(peer_reset_mid_stream)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_addr a;
+	struct blaster b = { 0 };
+	struct blitz_task *t;
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	char buf[4096];
+	int lfd, cfd;
+
+	NEED_BACKEND(rt, _i);
+	make_payload();
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	lfd = blitz_listen(&a, 8);
+	ck_assert_int_eq(blitz_addr_local(lfd, &b.to), 0);
+	t = blitz_spawn(rt, &blaster_vt, &b, sizeof(b));
+	/* The peer: accept, read a little, then reset (linger 0 + close). */
+	do {
+		cfd = accept(lfd, NULL, NULL);
+	} while (cfd < 0 && (errno == EAGAIN || errno == EINTR) && usleep(1000) == 0);
+	ck_assert_int_ge(cfd, 0);
+	for (int got = 0; got < 1; ) {
+		ssize_t r = recv(cfd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (r > 0)
+			got = 1;
+		else
+			usleep(1000);
+	}
+	setsockopt(cfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(cfd);
+	ck_assert_int_eq(blitz_join(t), 0);
+	b = *(struct blaster *)blitz_task_state(t);
+	/* The write fails with a reset (or EPIPE), the read too, nothing crashes. */
+	ck_assert_msg(b.write_result == -ECONNRESET || b.write_result == -EPIPE,
+		      "write after reset: %ld", b.write_result);
+	ck_assert_msg(b.read_result == -ECONNRESET || b.read_result == 0 || b.read_result == -EPIPE,
+		      "read after reset: %ld", b.read_result);
+	blitz_task_release(t);
+	close(lfd);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(accept_survives_descriptor_exhaustion)
+{
+	enum { CONNS = 60 };
+	struct blitz_runtime *rt = rt_on(_i);
+	struct server srv = { .fd = -1 };
+	struct blitz_addr to;
+	struct rlimit rl;
+	pid_t child;
+	int status, probe;
+	struct blitz_task *acceptor;
+
+	NEED_BACKEND(rt, _i);
+	acceptor = start_server(rt, &srv, &to);
+	/* Leave this process room for about 20 more descriptors. */
+	probe = dup(0);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = (rlim_t)probe + 20;
+	close(probe);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	/* A child (its own descriptor table) opens 60 connections at once,
+	 * sends a byte on each, waits a moment and closes them one by one. */
+	child = fork();
+	if (child == 0) {
+		int fds[CONNS];
+
+		rl.rlim_cur = rl.rlim_max;	/* the child is not the one starved */
+		setrlimit(RLIMIT_NOFILE, &rl);
+		for (int k = 0; k < CONNS; k++) {
+			fds[k] = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(fds[k], (struct sockaddr *)&to.ss, to.len) < 0 ||
+			    write(fds[k], "x", 1) != 1)
+				_exit(1);
+		}
+		usleep(200000);
+		for (int k = 0; k < CONNS; k++) {
+			close(fds[k]);
+			usleep(2000);
+		}
+		_exit(0);
+	}
+	ck_assert_int_gt(child, 0);
+	for (int t = 0; t < 30000 && atomic_load(&srv.accepted) < CONNS; t++)
+		usleep(1000);
+	waitpid(child, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* It ran out of descriptors, and still accepted every connection. */
+	ck_assert_int_gt(atomic_load(&srv.emfile), 0);
+	ck_assert_int_eq(atomic_load(&srv.accepted), CONNS);
+	stop_server(&srv, acceptor);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* UDP and Unix sockets                                                   */
+
+struct udp_ping {
+	struct blitz_co co;
+	struct blitz_dgram d;
+	struct blitz_addr to;
+	int fd_a, fd_b;
+	char out[32], in[32];
+	long sent, got;
+};
+
+static enum blitz_poll udp_ping_poll(void *arg, struct blitz_cx *cx)
+{
+	struct udp_ping *u = arg;
+
+	BLITZ_CO_BEGIN(&u->co);
+	BLITZ_AWAIT(&u->co, blitz_send_to_poll(&u->d, u->fd_a, "datagram", 8, &u->to, cx));
+	u->sent = u->d.result;
+	BLITZ_AWAIT(&u->co, blitz_recv_from_poll(&u->d, u->fd_b, u->in, sizeof(u->in), cx));
+	u->got = u->d.result;
+	BLITZ_CO_END(&u->co);
+}
+static const struct blitz_task_vtable udp_ping_vt = BLITZ_TASK_VTABLE(udp_ping_poll, NULL);
+
+START_TEST(udp_send_to_recv_from)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_addr a, from;
+	struct udp_ping u = { 0 };
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	u.fd_a = blitz_udp_bind(&a);
+	u.fd_b = blitz_udp_bind(&a);
+	ck_assert_int_ge(u.fd_a, 0);
+	ck_assert_int_eq(blitz_addr_local(u.fd_b, &u.to), 0);
+	ck_assert_int_eq(blitz_block_on(rt, &udp_ping_vt, &u, sizeof(u)), 0);
+	ck_assert_int_eq(u.sent, 8);
+	ck_assert_int_eq(u.got, 8);
+	ck_assert(memcmp(u.in, "datagram", 8) == 0);
+	/* recv_from reports the sender. */
+	ck_assert_int_eq(blitz_addr_local(u.fd_a, &from), 0);
+	ck_assert_int_eq(((struct sockaddr_in *)&u.d.peer.ss)->sin_port,
+			 ((struct sockaddr_in *)&from.ss)->sin_port);
+	close(u.fd_a);
+	close(u.fd_b);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(unix_stream_echo)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct server srv = { .fd = -1 };
+	struct blitz_addr a;
+	struct acceptor ac = { .srv = &srv };
+	struct blitz_task *acceptor;
+	_Atomic long ok = 0;
+	_Atomic uint64_t digest = 0;
+	char path[64], spec[80];
+
+	NEED_BACKEND(rt, _i);
+	make_payload();
+	fill_for(3, 100000);
+	snprintf(path, sizeof(path), "/tmp/blitz-test-%d.sock", getpid());
+	snprintf(spec, sizeof(spec), "unix:%s", path);
+	unlink(path);
+	ck_assert_int_eq(blitz_addr_parse(spec, &a, NULL, 0), 0);
+	srv.fd = blitz_listen(&a, 16);
+	ck_assert_int_ge(srv.fd, 0);
+	acceptor = blitz_spawn(rt, &acceptor_vt, &ac, sizeof(ac));
+	for (int k = 0; k < 4; k++) {
+		struct client c = { .to = a, .ok = &ok, .digest = &digest, .id = 3, .len = 100000 };
+
+		ck_assert_int_eq(blitz_spawn_detached(rt, &client_vt, &c, sizeof(c)), 0);
+	}
+	for (int t = 0; t < 20000 && atomic_load(&ok) < 4; t++)
+		usleep(1000);
+	ck_assert_int_eq(atomic_load(&ok), 4);
+	stop_server(&srv, acceptor);
+	unlink(path);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(address_parsing)
+{
+	struct blitz_addr a;
+	char err[128], buf[80];
+
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:8080", &a, err, sizeof(err)), 0);
+	ck_assert_str_eq(blitz_addr_format(&a, buf, sizeof(buf)), "127.0.0.1:8080");
+	ck_assert_int_eq(blitz_addr_parse("[::1]:443", &a, err, sizeof(err)), 0);
+	ck_assert_str_eq(blitz_addr_format(&a, buf, sizeof(buf)), "[::1]:443");
+	ck_assert_int_eq(blitz_addr_parse("localhost:1", &a, err, sizeof(err)), 0);
+	ck_assert_str_eq(blitz_addr_format(&a, buf, sizeof(buf)), "127.0.0.1:1");
+	ck_assert_int_eq(blitz_addr_parse(":9", &a, err, sizeof(err)), 0);
+	ck_assert_str_eq(blitz_addr_format(&a, buf, sizeof(buf)), "0.0.0.0:9");
+	ck_assert_int_eq(blitz_addr_parse("unix:/tmp/x.sock", &a, err, sizeof(err)), 0);
+	ck_assert_str_eq(blitz_addr_format(&a, buf, sizeof(buf)), "unix:/tmp/x.sock");
+
+	static const struct { const char *in, *says; } bad[] = {
+		{ "", "empty" }, { "1.2.3.4", "host:port" }, { "1.2.3.4:99999", "0 to 65535" },
+		{ "1.2.3.4:x", "0 to 65535" }, { "::1:80", "brackets" }, { "[::1]80", "':port'" },
+		{ "[::1", "']'" }, { "[zz]:1", "IPv6" }, { "example.org:80", "not resolved" },
+		{ "unix:", "no path" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(blitz_addr_parse(bad[i].in, &a, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(strstr(err, bad[i].says), "'%s': message '%s' lacks '%s'",
+			      bad[i].in, err, bad[i].says);
+	}
+}
+END_TEST
+
+static Suite *net_suite(void)
+{
+	Suite *s = suite_create("net");
+	TCase *tc = TCASE("echo", 300);
+
+	signal(SIGPIPE, SIG_IGN);
+	tcase_add_loop_test(tc, echo_1000_connections, 0, 3);
+	tcase_add_loop_test(tc, echo_large_payloads, 0, 3);
+	tcase_add_test(tc, same_results_on_every_backend);
+	suite_add_tcase(s, tc);
+
+	tc = TCASE("errors", 60);
+	tcase_add_loop_test(tc, connection_refused, 0, 3);
+	tcase_add_loop_test(tc, peer_reset_mid_stream, 0, 3);
+	tcase_add_loop_test(tc, accept_survives_descriptor_exhaustion, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = TCASE("sockets", 60);
+	tcase_add_loop_test(tc, udp_send_to_recv_from, 0, 3);
+	tcase_add_loop_test(tc, unix_stream_echo, 0, 3);
+	tcase_add_test(tc, address_parsing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+BLITZ_SUITE("net", net_suite)
