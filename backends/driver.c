@@ -128,7 +128,16 @@ void io_driver_shutdown(struct blitz_io *io)
  */
 void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result)
 {
-	struct blitz_waker w = op->waker;
+	struct blitz_waker w;
+
+	/*
+	 * Acquire: pairs with the release store of PENDING in io_submit_op(),
+	 * so the op's fields (waker, buffers) written before submission are
+	 * visible here even when the hand-off went through the kernel (the
+	 * io_uring rings), which the C memory model does not see.
+	 */
+	(void)atomic_load_explicit(&op->state, memory_order_acquire);
+	w = op->waker;
 
 	op->waker.vtable = NULL;
 	op->result = result;
@@ -329,7 +338,8 @@ bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_wake
 	op->driver = io;
 	op->backend = (uint8_t)io->backend->kind;
 	op->submit_ns = clock_now_ns();
-	atomic_store_explicit(&op->state, IO_OP_PENDING, memory_order_relaxed);
+	/* Release: publishes the op's fields to the completer (io_complete). */
+	atomic_store_explicit(&op->state, IO_OP_PENDING, memory_order_release);
 	/* Relaxed: a count (see io_complete). */
 	atomic_fetch_add_explicit(&io->in_flight, 1, memory_order_relaxed);
 	r = io->backend->submit(io, op, &done);

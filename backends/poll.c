@@ -104,8 +104,8 @@ static size_t collect(struct poll_priv *p)
 	n = 0;
 	p->fds[n++] = (struct pollfd){ .fd = p->r.wake_fd, .events = POLLIN };
 	for (struct fd_entry *e = p->r.active; e && n < p->cap; e = e->active_next) {
-		/* Racy peek at the lists is fine: a stale view costs one more round. */
-		short ev = (e->head[0] ? POLLIN : 0) | (e->head[1] ? POLLOUT : 0);
+		/* Relaxed: see update_want() in readiness.c. */
+		short ev = atomic_load_explicit(&e->want, memory_order_relaxed);
 
 		p->fds[n++] = (struct pollfd){ .fd = e->fd, .events = ev ? ev : POLLIN };
 	}

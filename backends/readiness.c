@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* backends/readiness.c - see readiness.h. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -54,6 +55,17 @@ struct fd_entry *readiness_entry(struct readiness *r, int fd)
 	return &chunk[fd % FD_CHUNK];
 }
 
+/*
+ * update_want - publish which sides have waiters, for the poll backend's
+ * collect(), which reads it without the fd's lock.  Relaxed: a stale value
+ * costs one more ppoll round, and every new waiter also wakes the reaper.
+ */
+static void update_want(struct fd_entry *e)
+{
+	atomic_store_explicit(&e->want, (short)((e->head[0] ? POLLIN : 0) | (e->head[1] ? POLLOUT : 0)),
+			      memory_order_relaxed);
+}
+
 static void list_append(struct fd_entry *e, struct blitz_io_op *op)
 {
 	int d = op->dir;
@@ -65,6 +77,7 @@ static void list_append(struct fd_entry *e, struct blitz_io_op *op)
 	else
 		e->head[d] = op;
 	e->tail[d] = op;
+	update_want(e);
 }
 
 static void list_unlink(struct fd_entry *e, struct blitz_io_op *op)
@@ -80,6 +93,7 @@ static void list_unlink(struct fd_entry *e, struct blitz_io_op *op)
 	else
 		e->tail[d] = op->prev;
 	op->next = op->prev = NULL;
+	update_want(e);
 }
 
 /*

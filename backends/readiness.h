@@ -22,6 +22,7 @@ struct fd_entry {
 	struct spinlock lock;
 	struct blitz_io_op *head[2], *tail[2];
 	struct fd_entry *active_next, *active_prev;	/* poll: entries with waiters */
+	_Atomic short want;		/* POLLIN/POLLOUT for the non-empty lists */
 	bool active;
 	int fd;
 };

@@ -40,7 +40,8 @@ static bool backend_is(struct blitz_runtime *rt, int i)
 struct reader {
 	struct blitz_co co;
 	struct blitz_io_op op;
-	int fd, rounds, got;
+	int fd, rounds;
+	_Atomic int got;	/* read by the test thread */
 	char buf[64];
 };
 
@@ -59,7 +60,8 @@ static enum blitz_poll reader_poll(void *arg, struct blitz_cx *cx)
 	struct reader *r = arg;
 
 	BLITZ_CO_BEGIN(&r->co);
-	for (r->got = 0; r->got < r->rounds; r->got++) {
+	for (atomic_store(&r->got, 0); atomic_load(&r->got) < r->rounds;
+	     atomic_fetch_add(&r->got, 1)) {
 		blitz_io_prep_read(&r->op, r->fd, r->buf, sizeof(r->buf), -1);
 		BLITZ_AWAIT(&r->co, blitz_io_poll(&r->op, cx));
 		ck_assert_int_gt(r->op.result, 0);
@@ -86,7 +88,7 @@ START_TEST(completion_wakes_sleeping_runtime)
 		usleep(2000);		/* let every worker go to sleep */
 		ck_assert_int_eq(write(fds[1], "x", 1), 1);
 		/* Wait for this message to be consumed before the next. */
-		while (((struct reader *)blitz_task_state(t))->got <= i &&
+		while (atomic_load(&((struct reader *)blitz_task_state(t))->got) <= i &&
 		       !blitz_task_done(t))
 			usleep(100);
 	}
