@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "../core/clock.h"
+#include "../core/probes.h"
 #include "driver.h"
 
 static const struct io_backend *const backends[] = {
@@ -138,6 +139,9 @@ void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result)
 	 */
 	(void)atomic_load_explicit(&op->state, memory_order_acquire);
 	w = op->waker;
+	BLITZ_IO_COMPLETE(io->backend->kind, op->opcode, result,
+			  BLITZ_IO_COMPLETE_ENABLED() && op->submit_ns ? clock_now_ns() - op->submit_ns : 0,
+			  (uint64_t)(uintptr_t)op);
 
 	op->waker.vtable = NULL;
 	op->result = result;
@@ -337,7 +341,9 @@ bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_wake
 	op->waker = waker;
 	op->driver = io;
 	op->backend = (uint8_t)io->backend->kind;
-	op->submit_ns = clock_now_ns();
+	/* The clock only while someone traces completions. */
+	op->submit_ns = BLITZ_IO_COMPLETE_ENABLED() ? clock_now_ns() : 0;
+	BLITZ_IO_SUBMIT(io->backend->kind, op->opcode, op->fd, (uint64_t)(uintptr_t)op);
 	/* Release: publishes the op's fields to the completer (io_complete). */
 	atomic_store_explicit(&op->state, IO_OP_PENDING, memory_order_release);
 	/* Relaxed: a count (see io_complete). */
@@ -348,6 +354,9 @@ bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_wake
 	/* Finished without waiting: no wake needed. */
 	atomic_fetch_sub_explicit(&io->in_flight, 1, memory_order_relaxed);
 	op->result = r;
+	BLITZ_IO_COMPLETE(io->backend->kind, op->opcode, r,
+			  BLITZ_IO_COMPLETE_ENABLED() && op->submit_ns ? clock_now_ns() - op->submit_ns : 0,
+			  (uint64_t)(uintptr_t)op);
 	atomic_store_explicit(&op->state, IO_OP_DONE, memory_order_relaxed);
 	blitz_waker_drop(&op->waker);
 	return true;

@@ -27,4 +27,6 @@ provider blitz {
 	probe unpark(int worker, int reason, int waker);
 	probe ewma_update(int worker, uint64_t avg_poll_ns, uint32_t interval);
 	probe budget_exhausted(int worker, uint64_t tick);
+	probe io_submit(int backend, int opcode, int fd, uint64_t op);
+	probe io_complete(int backend, int opcode, int result, uint64_t latency_ns, uint64_t op);
 };
