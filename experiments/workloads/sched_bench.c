@@ -414,9 +414,9 @@ static void run_bench(const struct bench *b, unsigned workers, int iters, int wa
 	}
 	qsort(t, (size_t)iters, sizeof(*t), cmp_u64);
 	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
-	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"none\","
+	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f}\n",
-	       b->name, workers, b->ops, iters, (unsigned long long)median,
+	       b->name, workers, blitz_io_backend_name(rt), b->ops, iters, (unsigned long long)median,
 	       (unsigned long long)t[0], (double)median / (double)b->ops);
 	fflush(stdout);
 	free(t);
