@@ -82,6 +82,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	atomic_init(&rt->external_spawned, 0);
 	atomic_init(&rt->io_parker, -1);
 	pthread_mutex_init(&rt->start_lock, NULL);
+	runtime_timers_init(rt);
 	for (unsigned i = 0; i < c.workers; i++)
 		worker_init(&rt->workers[i], rt, i);
 	if (io_driver_init(&rt->io, rt, c.backend, c.backend != BLITZ_BACKEND_AUTO)) {
@@ -297,6 +298,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	io_driver_shutdown(&rt->io);
 	while ((t = owned_pop_any(&rt->owned)))
 		task_finish(t, -1, 1);
+	runtime_timers_free(rt);	/* after the drops, which may cancel sleeps */
 	io_driver_deinit(&rt->io);
 	inject_destroy(&rt->inject);
 	owned_destroy(&rt->owned);

@@ -9,6 +9,8 @@
 #include "idle.h"
 #include "inject.h"
 #include "owned.h"
+#include "spinlock.h"
+#include "timer.h"
 #include "../backends/driver.h"
 #include "worker.h"
 
@@ -25,6 +27,16 @@ struct blitz_runtime {
 	struct blitz_worker *workers;		/* num_workers, cache-line aligned */
 	struct blitz_io io;			/* the I/O driver (backends/) */
 	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
+
+	/*
+	 * Timers (core/timer.c): inserted and cancelled from any thread under
+	 * timer_lock, advanced by worker 0; no wake runs under the lock.
+	 */
+	alignas(CACHE_LINE) struct spinlock timer_lock;
+	_Atomic uint64_t timer_next;		/* ns, <= the wheel's next expiry; UINT64_MAX: none */
+	_Atomic uint64_t timer_wake_at;		/* ns, when parked worker 0 polls next; 0: awake */
+	_Atomic uint64_t timer_unparks;		/* inserts that woke worker 0 (a statistic) */
+	struct timer_wheel timers;		/* under timer_lock */
 };
 
 void runtime_start(struct blitz_runtime *rt);

@@ -443,6 +443,7 @@ static void worker_park(struct blitz_worker *w)
 	struct blitz_idle *idle = &rt->idle;
 	bool notified;
 	int reason;
+	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS;
 
 	/*
 	 * From here on, wakes on this thread go to the global queue (seq_cst:
@@ -459,16 +460,24 @@ static void worker_park(struct blitz_worker *w)
 		w->searching = false;
 		BLITZ_SEARCHING_END((int)w->index, idle_searching(idle), 0);
 	}
+	/*
+	 * --- timers (core/timer.c): worker 0 sleeps at most until the next
+	 * expiry, 0 if one is due (then it does not sleep).  This publishes
+	 * its wake-up time, so that an earlier timer inserted from now on
+	 * unparks it (the Dekker pattern in core/timer.c). ---
+	 */
+	if (w->index == 0)
+		timeout = runtime_timer_park_timeout(rt, BLITZ_PARK_TIMEOUT_NS);
 	/* Final check, after our bit is visible (the parker's half of idle.h). */
-	if (runtime_has_work(rt) || atomic_load(&rt->shutdown)) {
+	if (runtime_has_work(rt) || atomic_load(&rt->shutdown) || timeout == 0) {
 		if (!idle_unset_parked(idle, w->index))
 			w->searching = true;	/* claimed meanwhile: we search */
 		goto out;
 	}
 
 	stat_inc(w, parks);
-	BLITZ_PARK((int)w->index, BLITZ_PARK_TIMEOUT_NS);
-	notified = worker_sleep(w, BLITZ_PARK_TIMEOUT_NS);
+	BLITZ_PARK((int)w->index, timeout);
+	notified = worker_sleep(w, timeout);
 	if (idle_unset_parked(idle, w->index)) {
 		reason = atomic_load(&rt->shutdown) ? UNPARK_SHUTDOWN : UNPARK_TIMEOUT;
 	} else {
@@ -481,6 +490,8 @@ static void worker_park(struct blitz_worker *w)
 		     reason == UNPARK_NOTIFIED ? atomic_load_explicit(&w->woken_by,
 								      memory_order_relaxed) : -2);
 out:
+	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
+		runtime_timer_unparked(rt);
 	atomic_store_explicit(&w->transitioning_to_park, false, memory_order_relaxed);
 }
 
@@ -496,6 +507,9 @@ static void worker_tick(struct blitz_worker *w)
 	w->tick++;
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
+	/* --- timers (core/timer.c): worker 0 drives the wheel. --- */
+	if (w->index == 0)
+		runtime_poll_timers(w->rt);
 	/* I/O: any worker may reap completions, without waiting (try-lock). */
 	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0)
 		io_driver_reap(&w->rt->io, 0);

@@ -29,4 +29,5 @@ provider blitz {
 	probe budget_exhausted(int worker, uint64_t tick);
 	probe io_submit(int backend, int opcode, int fd, uint64_t op);
 	probe io_complete(int backend, int opcode, int result, uint64_t latency_ns, uint64_t op);
+	probe timer_fire(uint64_t task, uint64_t deadline_ns, uint64_t late_ns);
 };
