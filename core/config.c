@@ -20,6 +20,7 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->steal = BLITZ_STEAL_HALF;
 	cfg->budget = BLITZ_BUDGET_PER_TICK;
 	cfg->backend = BLITZ_BACKEND_AUTO;
+	cfg->trace_sample = 1;
 }
 
 /* parse_uint - a whole decimal number in [lo, hi], nothing else. */
@@ -82,6 +83,10 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 	if ((v = getenv("BLITZ_BUDGET")) && parse_uint(v, 1, 1u << 20, &c.budget)) {
 		snprintf(err, errlen, "BLITZ_BUDGET=%s: expected a number of polls per tick from 1 to %u",
 			 v, 1u << 20);
+		return -EINVAL;
+	}
+	if ((v = getenv("BLITZ_TRACE_SAMPLE")) && parse_uint(v, 1, 1000000, &c.trace_sample)) {
+		snprintf(err, errlen, "BLITZ_TRACE_SAMPLE=%s: expected N from 1 to 1000000 (trace one task in N)", v);
 		return -EINVAL;
 	}
 	if ((v = getenv("BLITZ_BACKEND"))) {

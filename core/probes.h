@@ -12,6 +12,18 @@
 
 #include <generated/blitz_probes.h>
 
+/*
+ * TASK_PROBE(t, NAME, args...) - a task_* probe, fired only for a traced
+ * task (BLITZ_TRACE_SAMPLE=N traces one task in N, each traced whole, so
+ * that spawn/schedule/poll/complete pairs stay intact).  The semaphore is
+ * tested first: with nobody attached nothing else is looked at.
+ */
+#define TASK_PROBE(t, NAME, ...)					\
+	do {								\
+		if (BLITZ_##NAME##_ENABLED() && task_traced(t))		\
+			BLITZ_##NAME(__VA_ARGS__);			\
+	} while (0)
+
 /* task_poll_start's source argument: where find_work took the task. */
 enum blitz_source {
 	SRC_LIFO = 0,

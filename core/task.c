@@ -136,7 +136,7 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED)) |
 			 TASK_COMPLETE | (cancelled ? TASK_CANCELLED : 0)))
 		;
-	BLITZ_TASK_COMPLETE(worker, (uint64_t)(uintptr_t)t, cancelled);
+	TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);
 	/* JOIN_WAKER was set before COMPLETE: the joiner no longer touches it. */
 	if (s & TASK_JOIN_WAKER)
 		blitz_waker_wake(&t->join_waker);
@@ -230,11 +230,11 @@ static void schedule(struct blitz_task *t, bool yield)
 	struct blitz_worker *w = current_worker;
 
 	if (w && w->rt == t->rt) {
-		BLITZ_TASK_SCHEDULE((uint64_t)(uintptr_t)t, (int)w->index,
-				    worker_local_dest(w, yield));
+		TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, (int)w->index,
+			   worker_local_dest(w, yield));
 		worker_schedule_local(w, t, yield);
 	} else {
-		BLITZ_TASK_SCHEDULE((uint64_t)(uintptr_t)t, -1, DEST_GLOBAL);
+		TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, -1, DEST_GLOBAL);
 		runtime_schedule(t->rt, t, yield);
 	}
 }
@@ -263,7 +263,7 @@ size_t blitz_task_size(size_t state_size)
  */
 struct blitz_task *task_alloc(struct blitz_runtime *rt,
 			      const struct blitz_task_vtable *vt,
-			      const void *state, size_t size, int handle)
+			      const void *state, size_t size, int handle, bool traced)
 {
 	struct blitz_task *t;
 
@@ -275,7 +275,7 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 	if (!t)
 		return NULL;
 	atomic_init(&t->state, (handle ? 2 : 1) * TASK_REF_ONE | TASK_SCHEDULED |
-		    (handle ? TASK_JOIN_INTEREST : TASK_DETACHED));
+		    (handle ? TASK_JOIN_INTEREST : TASK_DETACHED) | (traced ? TASK_TRACED : 0));
 	t->vtable = vt;
 	t->next = NULL;
 	t->rt = rt;
@@ -292,6 +292,7 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 {
 	struct blitz_worker *w = current_worker;
 	struct blitz_task *t;
+	uint64_t nth;
 
 	if (!rt)
 		rt = blitz_current_runtime();
@@ -301,7 +302,11 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 	}
 	if (w && w->rt != rt)
 		w = NULL;
-	t = task_alloc(rt, vt, state, size, handle);
+	/* Relaxed: the nth spawn here, for trace sampling only. */
+	nth = w ? atomic_load_explicit(&w->stats.spawned, memory_order_relaxed)
+		: atomic_load_explicit(&rt->external_spawned, memory_order_relaxed);
+	t = task_alloc(rt, vt, state, size, handle,
+		       rt->cfg.trace_sample <= 1 || nth % rt->cfg.trace_sample == 0);
 	if (!t)
 		return NULL;
 	if (!owned_insert(&rt->owned, t, w ? w->index : OWNED_SHARDS - 1)) {
@@ -314,8 +319,8 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 	else
 		/* Relaxed: a statistic. */
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
-	BLITZ_TASK_SPAWN((uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
-			 w ? worker_local_dest(w, false) : DEST_GLOBAL);
+	TASK_PROBE(t, TASK_SPAWN, (uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
+		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
 	if (w) {
 		worker_schedule_local(w, t, false);
 	} else {

@@ -21,6 +21,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <blitz.h>
@@ -37,6 +38,7 @@
 #define TASK_JOIN_INTEREST	(1ull << 26)
 #define TASK_DETACHED		(1ull << 27)
 #define TASK_JOIN_WAKER		(1ull << 28)	/* join_waker is set (beyond the seed's four) */
+#define TASK_TRACED		(1ull << 29)	/* its task_* probes fire (trace sampling) */
 
 #define TASK_SHIELD_SHIFT	32
 #define TASK_SHIELD_ONE		(1ull << TASK_SHIELD_SHIFT)
@@ -91,8 +93,17 @@ void task_finish(struct blitz_task *t, int worker, int cancelled);
 void task_wake_by_ref(struct blitz_task *t);
 struct blitz_task *task_alloc(struct blitz_runtime *rt,
 			      const struct blitz_task_vtable *vt,
-			      const void *state, size_t size, int handle);
+			      const void *state, size_t size, int handle, bool traced);
 uint64_t task_state_load(const struct blitz_task *t);
+
+/*
+ * task_traced - does this task fire its task_* probes?  Decided at spawn
+ * (BLITZ_TRACE_SAMPLE) and never changed, so a relaxed load is enough.
+ */
+static inline bool task_traced(const struct blitz_task *t)
+{
+	return atomic_load_explicit(&((struct blitz_task *)t)->state, memory_order_relaxed) & TASK_TRACED;
+}
 
 extern const struct blitz_waker_vtable task_waker_vtable;
 

@@ -343,9 +343,9 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 		return;
 	}
 	current_task = t;
-	BLITZ_TASK_POLL_START(widx, (uint64_t)(uintptr_t)t, source);
+	TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
-	BLITZ_TASK_POLL_END(widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY);
+	TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY);
 	current_task = NULL;
 
 	if (r == BLITZ_READY) {

@@ -11,6 +11,7 @@
  *   BLITZ_STEAL=half|one                steal half of a victim's ring or one task
  *   BLITZ_BUDGET=N                      polls per tick (cooperative budget)
  *   BLITZ_BACKEND=io_uring|epoll|poll   the I/O backend (default: the first that works)
+ *   BLITZ_TRACE_SAMPLE=N                task_* probes fire for one task in N (default 1: all)
  */
 #ifndef BLITZ_CONFIG_H
 #define BLITZ_CONFIG_H
@@ -50,6 +51,7 @@ struct blitz_config {
 	enum blitz_steal_policy steal;
 	unsigned budget;		/* polls per tick, >= 1 */
 	enum blitz_io_backend backend;	/* AUTO by default */
+	unsigned trace_sample;		/* task_* probes for 1 task in N (0, 1: all) */
 };
 
 /**

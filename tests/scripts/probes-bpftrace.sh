@@ -27,7 +27,8 @@ run_traced() {
 		usdt:$lib:blitz:lifo_hit { @lifo = count(); }
 		usdt:$lib:blitz:task_poll_start { @polls = count(); }
 		usdt:$lib:blitz:task_spawn { @spawned = count(); }
-		usdt:$lib:blitz:park { @parks = count(); }" > "$tmp/bt" 2>&1 &
+		usdt:$lib:blitz:park { @parks = count(); }
+		usdt:$lib:blitz:task_complete { @completed = count(); }" > "$tmp/bt" 2>&1 &
 	bt_pid=$!
 	for _ in $(seq 300); do grep -q ready "$tmp/bt" && break; sleep 0.1; done
 	grep -q ready "$tmp/bt" || { echo "bpftrace did not attach:"; cat "$tmp/bt"; exit 77; }
@@ -53,8 +54,21 @@ check "lifo_hit vs lifo_hits" "$(bt lifo)" "$(stat_sum lifo_hits)"
 check "park vs parked" "$(bt parks)" "$(stat_total parked)"
 [ "$(bt lifo)" -gt 0 ] || { echo "FAIL no lifo_hit with the LIFO slot on"; fail=1; }
 
-run_traced BLITZ_LIFO=0
+run_traced BLITZ_LIFO=0 BLITZ_TRACE_SAMPLE=1
 check "BLITZ_LIFO=0: lifo_hit" "$(bt lifo)" 0
 check "BLITZ_LIFO=0: lifo_hits" "$(stat_sum lifo_hits)" 0
 check "BLITZ_LIFO=0: polls" "$(bt polls)" "$(stat_total polled)"
+
+# Sampling: one task in 4 traced, each traced whole.
+run_traced BLITZ_TRACE_SAMPLE=4
+spawned=$(stat_total spawned) traced=$(bt spawned)
+check "BLITZ_TRACE_SAMPLE=4: traced tasks all complete" "$(bt completed)" "$traced"
+lo=$((spawned / 4 - 8)) hi=$((spawned / 4 + 8))
+if [ "$traced" -ge "$lo" ] && [ "$traced" -le "$hi" ]; then
+	echo "ok   BLITZ_TRACE_SAMPLE=4: $traced of $spawned tasks traced"
+else
+	echo "FAIL BLITZ_TRACE_SAMPLE=4: $traced of $spawned tasks traced, expected about a quarter"; fail=1
+fi
+[ "$(bt lifo)" = "$(stat_sum lifo_hits)" ] && echo "ok   scheduler probes are not sampled" ||
+	{ echo "FAIL lifo_hit sampled"; fail=1; }
 exit $fail

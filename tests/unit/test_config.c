@@ -14,6 +14,7 @@ static void clear_env(void)
 	unsetenv("BLITZ_STEAL");
 	unsetenv("BLITZ_BUDGET");
 	unsetenv("BLITZ_BACKEND");
+	unsetenv("BLITZ_TRACE_SAMPLE");
 }
 
 START_TEST(defaults_are_the_seeds)
@@ -69,6 +70,7 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_BUDGET", "0", "polls per tick" },
 	{ "BLITZ_BUDGET", "", "polls per tick" },
 	{ "BLITZ_BACKEND", "kqueue", "io_uring, epoll, poll or auto" },
+	{ "BLITZ_TRACE_SAMPLE", "0", "one task in N" },
 };
 
 START_TEST(bad_values_are_rejected_by_name)

@@ -32,7 +32,7 @@ static void teardown(void)
 
 static struct blitz_task *new_task(void)
 {
-	struct blitz_task *t = task_alloc(rt, &never_vt, NULL, 0, 1);
+	struct blitz_task *t = task_alloc(rt, &never_vt, NULL, 0, 1, true);
 
 	ck_assert_ptr_nonnull(t);
 	ck_assert(owned_insert(&rt->owned, t, 0));
