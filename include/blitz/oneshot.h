@@ -2,7 +2,8 @@
 /*
  * blitz/oneshot.h - single-value channel with the 4-state machine of the
  * seeds: EMPTY -> VALUE_SENT, EMPTY -> RECEIVER_WAITING -> VALUE_SENT,
- * EMPTY|RECEIVER_WAITING -> CLOSED.
+ * EMPTY|RECEIVER_WAITING -> CLOSED (and a brief SENDING while the sender
+ * takes the receiver's waker; core/oneshot.c).
  *
  * The channel is a value the user places (usually in the receiving task's
  * state); no allocation.  One sender, one receiver.  After a successful
@@ -36,5 +37,15 @@ void blitz_oneshot_close(struct blitz_oneshot *ch);
 enum blitz_poll blitz_oneshot_recv_poll(struct blitz_oneshot *ch,
 					struct blitz_cx *cx,
 					uint64_t *out, int *err);
+
+/** blitz_oneshot_try_recv - receive without waiting, from any thread. */
+enum blitz_poll blitz_oneshot_try_recv(struct blitz_oneshot *ch, uint64_t *out, int *err);
+
+/**
+ * blitz_oneshot_recv_cancel - the receiver stops waiting: its waker is taken
+ * back (for a drop function, or a select that won elsewhere).  A value sent
+ * meanwhile stays in the channel.
+ */
+void blitz_oneshot_recv_cancel(struct blitz_oneshot *ch);
 
 #endif /* BLITZ_ONESHOT_H */
