@@ -30,4 +30,6 @@ provider blitz {
 	probe io_submit(int backend, int opcode, int fd, uint64_t op);
 	probe io_complete(int backend, int opcode, int result, uint64_t latency_ns, uint64_t op);
 	probe timer_fire(uint64_t task, uint64_t deadline_ns, uint64_t late_ns);
+	probe sync_wait(int kind, uint64_t prim, uint64_t task);
+	probe sync_wake(int kind, uint64_t prim, uint64_t task, uint64_t wait_ns);
 };

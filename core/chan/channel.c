@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/chan/channel.c - the bounded MPMC channel (seed 001, "Channel"):
+ * Dmitry Vyukov's bounded queue, a ring of slots each with a sequence number.
+ *
+ *   slot i starts with seq = 2i ("free for the send at position i").
+ *   send at position t (tail):  the slot is free when seq == 2t; claim t by
+ *       CAS tail t -> t+1, write the value, then seq = 2t+1 (release).
+ *   recv at position h (head):  the slot holds message h when seq == 2h+1;
+ *       claim h by CAS head h -> h+1, read the value, then
+ *       seq = 2(h+capacity) (release): free for the next lap's send.
+ *
+ * Vyukov's original marks a full slot t+1, which is also "free for the
+ * send at t+1" when the capacity is 1; doubling keeps the two apart for
+ * every capacity (crossbeam does the same with a lap bit).
+ *
+ * Positions are 63-bit and never wrap in practice.  The top bit of tail is
+ * the CLOSED mark (crossbeam's "mark bit"): close sets it with one fetch_or,
+ * so every send either claimed its position before the close (and will be
+ * received) or fails; a receiver that finds its slot empty reads tail, and
+ * tail == head | CLOSED means closed and drained.
+ *
+ * The data path takes no lock.  Waiting senders and receivers sit on two
+ * waiter lists (waitlist.c), each behind its own small lock; a successful
+ * send wakes one receiver, a successful receive wakes one sender, close
+ * wakes everyone.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "waitlist.h"
+
+#define CLOSED_BIT	(1ull << 63)
+#define MAX_CAPACITY	(1ull << 31)
+#define MAX_ELEM	(1ull << 20)
+
+#define TAIL(ch) WL_U64(&(ch)->tail)
+#define HEAD(ch) WL_U64(&(ch)->head)
+
+static inline unsigned char *slot(const struct blitz_channel *ch, uint64_t pos)
+{
+	return ch->slots + (size_t)(pos & ch->mask) * ch->stride;
+}
+
+static inline _Atomic uint64_t *slot_seq(const struct blitz_channel *ch, uint64_t pos)
+{
+	return WL_U64(slot(ch, pos));
+}
+
+static size_t stride_of(size_t elem_size)
+{
+	return 8 + ((elem_size + 7) & ~(size_t)7);
+}
+
+static bool valid(size_t capacity, size_t elem_size)
+{
+	return capacity && capacity <= MAX_CAPACITY && !(capacity & (capacity - 1)) &&
+	       elem_size && elem_size <= MAX_ELEM;
+}
+
+size_t blitz_channel_storage_size(size_t capacity, size_t elem_size)
+{
+	if (!valid(capacity, elem_size))
+		return 0;
+	return capacity * stride_of(elem_size);	/* < 2^31 * (2^20 + 16): fits */
+}
+
+int blitz_channel_init_storage(struct blitz_channel *ch, void *storage,
+			       size_t capacity, size_t elem_size)
+{
+	if (!valid(capacity, elem_size) || !storage || ((uintptr_t)storage & 7))
+		return -EINVAL;
+	memset(ch, 0, sizeof(*ch));
+	ch->slots = storage;
+	ch->mask = capacity - 1;
+	ch->elem_size = (uint32_t)elem_size;
+	ch->stride = (uint32_t)stride_of(elem_size);
+	for (uint64_t i = 0; i < capacity; i++)
+		atomic_init(slot_seq(ch, i), 2 * i);
+	atomic_init(TAIL(ch), 0);
+	atomic_init(HEAD(ch), 0);
+	cwl_init(&ch->senders, false);
+	cwl_init(&ch->receivers, false);
+	return 0;
+}
+
+int blitz_channel_init(struct blitz_channel *ch, size_t capacity, size_t elem_size)
+{
+	size_t size = blitz_channel_storage_size(capacity, elem_size);
+	void *buf;
+	int err;
+
+	if (!size)
+		return -EINVAL;
+	buf = malloc(size);		/* malloc's alignment (16) is enough */
+	if (!buf)
+		return -ENOMEM;
+	err = blitz_channel_init_storage(ch, buf, capacity, elem_size);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	ch->owns_slots = 1;
+	return 0;
+}
+
+void blitz_channel_destroy(struct blitz_channel *ch)
+{
+	if (ch->owns_slots)
+		free(ch->slots);
+	ch->slots = NULL;
+	ch->owns_slots = 0;
+}
+
+int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
+{
+	/* Relaxed: only a starting guess; the slot's sequence decides. */
+	uint64_t t = atomic_load_explicit(TAIL(ch), memory_order_relaxed);
+
+	for (;;) {
+		_Atomic uint64_t *seq;
+		int64_t diff;
+
+		if (t & CLOSED_BIT)
+			return -EPIPE;
+		seq = slot_seq(ch, t);
+		/*
+		 * Acquire: pairs with the release store of the receiver that
+		 * emptied this slot one lap ago, so its read of the old value
+		 * happens before our write of the new one.
+		 */
+		diff = (int64_t)(atomic_load_explicit(seq, memory_order_acquire) - 2 * t);
+		if (diff == 0) {
+			/*
+			 * Relaxed: the CAS only decides which sender owns
+			 * position t (the slot's sequence carries the data
+			 * ordering).  It fails if close marked tail meanwhile:
+			 * the value would differ.
+			 */
+			if (atomic_compare_exchange_weak_explicit(TAIL(ch), &t, t + 1,
+								  memory_order_relaxed,
+								  memory_order_relaxed)) {
+				memcpy(slot(ch, t) + 8, elem, ch->elem_size);
+				/* Release: the receiver's acquire load sees the value. */
+				atomic_store_explicit(seq, 2 * t + 1, memory_order_release);
+				cwl_notify_one(&ch->receivers);
+				return 0;
+			}
+		} else if (diff < 0) {
+			/*
+			 * The slot still holds the value of one lap ago: full
+			 * (or its receiver has not finished reading).  Unless
+			 * tail moved or was closed meanwhile, report full.
+			 */
+			/* Relaxed: only compared; the next slot load orders the data. */
+			uint64_t t2 = atomic_load_explicit(TAIL(ch), memory_order_relaxed);
+
+			if (t2 == t)
+				return -EAGAIN;
+			t = t2;
+		} else {
+			/* Another sender took t: catch up (relaxed: a guess, as above). */
+			t = atomic_load_explicit(TAIL(ch), memory_order_relaxed);
+		}
+	}
+}
+
+int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
+{
+	/* Relaxed: only a starting guess; the slot's sequence decides. */
+	uint64_t h = atomic_load_explicit(HEAD(ch), memory_order_relaxed);
+
+	for (;;) {
+		_Atomic uint64_t *seq = slot_seq(ch, h);
+		/* Acquire: pairs with the sender's release store: the value is visible. */
+		int64_t diff = (int64_t)(atomic_load_explicit(seq, memory_order_acquire) - (2 * h + 1));
+
+		if (diff == 0) {
+			/* Relaxed: the CAS only decides which receiver owns h. */
+			if (atomic_compare_exchange_weak_explicit(HEAD(ch), &h, h + 1,
+								  memory_order_relaxed,
+								  memory_order_relaxed)) {
+				memcpy(elem, slot(ch, h) + 8, ch->elem_size);
+				/*
+				 * Release: our read of the value happens before
+				 * the next lap's sender (its acquire load) writes.
+				 */
+				atomic_store_explicit(seq, 2 * (h + ch->mask + 1), memory_order_release);
+				cwl_notify_one(&ch->senders);
+				return 0;
+			}
+		} else if (diff < 0) {
+			/*
+			 * Nothing published at h: empty, or a sender between
+			 * its CAS and its publish.  tail tells them apart.
+			 * Relaxed: tail's modification order is enough: tail
+			 * reads h | CLOSED only if close marked it before any
+			 * sender claimed h, and then none ever will.
+			 */
+			uint64_t t = atomic_load_explicit(TAIL(ch), memory_order_relaxed);
+			uint64_t h2;
+
+			if ((t & ~CLOSED_BIT) == h)
+				return (t & CLOSED_BIT) ? -EPIPE : -EAGAIN;
+			h2 = atomic_load_explicit(HEAD(ch), memory_order_relaxed);	/* a guess */
+			if (h2 == h)
+				return -EAGAIN;	/* a send in progress: it will notify */
+			h = h2;
+		} else {
+			/* Another receiver took h: catch up (relaxed: a guess). */
+			h = atomic_load_explicit(HEAD(ch), memory_order_relaxed);
+		}
+	}
+}
+
+/*
+ * chan_wait - the waiting half of send_poll and recv_poll: try, queue the
+ * node, try again (waitlist.h has why the second try closes the race).
+ */
+static enum blitz_poll chan_wait(struct blitz_channel *ch, struct blitz_chan_waiter *w,
+				 struct blitz_cx *cx, bool send, void *buf, int *err)
+{
+	struct blitz_chan_waitlist *wl = send ? &ch->senders : &ch->receivers;
+	bool woken;
+	int r;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		r = send ? blitz_channel_try_send(ch, buf) : blitz_channel_try_recv(ch, buf);
+		if (r != -EAGAIN) {
+			cwl_finish(w);
+			*err = r;
+			return BLITZ_READY;
+		}
+		if (attempt)
+			break;
+		if (cwl_still_queued(w, &woken))
+			return BLITZ_PENDING;	/* a notification is still to come */
+		cwl_register(wl, w, cx, send ? CHAN_KIND_SEND : CHAN_KIND_RECV, ch, woken, true);
+	}
+	return BLITZ_PENDING;
+}
+
+enum blitz_poll blitz_channel_send_poll(struct blitz_channel *ch, struct blitz_chan_waiter *w,
+					struct blitz_cx *cx, const void *elem, int *err)
+{
+	return chan_wait(ch, w, cx, true, (void *)elem, err);
+}
+
+enum blitz_poll blitz_channel_recv_poll(struct blitz_channel *ch, struct blitz_chan_waiter *w,
+					struct blitz_cx *cx, void *elem, int *err)
+{
+	return chan_wait(ch, w, cx, false, elem, err);
+}
+
+void blitz_channel_close(struct blitz_channel *ch)
+{
+	/*
+	 * The mark is ordered against waiters by the seq_cst fence that
+	 * begins cwl_notify_all (a waiter either is counted there, or its
+	 * retry sees the mark); relaxed would do, acq_rel costs nothing more
+	 * on a read-modify-write.
+	 */
+	uint64_t prev = atomic_fetch_or_explicit(TAIL(ch), CLOSED_BIT, memory_order_acq_rel);
+
+	if (prev & CLOSED_BIT)
+		return;
+	cwl_notify_all(&ch->senders);
+	cwl_notify_all(&ch->receivers);
+}
+
+bool blitz_channel_is_closed(const struct blitz_channel *ch)
+{
+	/* Relaxed: a snapshot. */
+	return atomic_load_explicit(TAIL(ch), memory_order_relaxed) & CLOSED_BIT;
+}
+
+size_t blitz_channel_len(const struct blitz_channel *ch)
+{
+	/* Relaxed: a snapshot; head is read first so that tail >= head mostly holds. */
+	uint64_t h = atomic_load_explicit(HEAD(ch), memory_order_relaxed);
+	uint64_t t = atomic_load_explicit(TAIL(ch), memory_order_relaxed) & ~CLOSED_BIT;
+
+	return t > h ? (size_t)(t - h) : 0;
+}
+
+size_t blitz_channel_capacity(const struct blitz_channel *ch)
+{
+	return (size_t)ch->mask + 1;
+}
