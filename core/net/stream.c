@@ -133,3 +133,59 @@ enum blitz_poll blitz_read_exact_poll(struct blitz_xfer *x, int fd, void *buf, s
 		x->started = 2;
 	}
 }
+
+static enum blitz_poll connect_inner(void *arg, struct blitz_cx *cx)
+{
+	struct blitz_connect_timeout *ct = arg;
+
+	return blitz_connect_poll(&ct->c, ct->to, cx);
+}
+
+/*
+ * Phases: 0 start, 1 connecting under the limit, 2 the limit passed: the
+ * connect was cancelled and we wait for its completion (which closes the
+ * socket unless it connected in the meantime, then we close it).
+ */
+enum blitz_poll blitz_connect_timeout_poll(struct blitz_connect_timeout *ct,
+					   const struct blitz_addr *to, uint64_t timeout_ns,
+					   struct blitz_cx *cx)
+{
+	switch (ct->phase) {
+	case 0:
+		ct->to = to;
+		ct->c.started = 0;
+		blitz_timeout_init(&ct->limit, timeout_ns);
+		ct->phase = 1;
+		/* fall through */
+	case 1:
+		if (blitz_timeout_poll(&ct->limit, connect_inner, ct, cx) == BLITZ_PENDING)
+			return BLITZ_PENDING;
+		if (!ct->limit.timed_out) {
+			ct->phase = 0;
+			ct->result = ct->c.result;
+			return BLITZ_READY;
+		}
+		if (!ct->c.started) {		/* finished exactly at the limit */
+			ct->phase = 0;
+			ct->result = ct->c.result;
+			return BLITZ_READY;
+		}
+		blitz_io_cancel(&ct->c.op);
+		ct->phase = 2;
+		/* fall through */
+	default:
+		if (blitz_connect_poll(&ct->c, ct->to, cx) == BLITZ_PENDING)
+			return BLITZ_PENDING;
+		if (ct->c.result >= 0)
+			close(ct->c.result);
+		ct->phase = 0;
+		ct->result = -ETIMEDOUT;
+		return BLITZ_READY;
+	}
+}
+
+void blitz_connect_timeout_cancel(struct blitz_connect_timeout *ct)
+{
+	blitz_timeout_cancel(&ct->limit);
+	blitz_io_cancel(&ct->c.op);
+}

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include <blitz/io.h>
+#include <blitz/time.h>
 
 struct blitz_addr {
 	struct sockaddr_storage ss;
@@ -68,6 +69,24 @@ struct blitz_connect {
 };
 enum blitz_poll blitz_connect_poll(struct blitz_connect *c, const struct blitz_addr *to,
 				   struct blitz_cx *cx);
+
+/*
+ * connect with a time limit: result = the descriptor, -ETIMEDOUT, or -errno.
+ * When the limit passes, the connect is cancelled and its completion
+ * collected before READY, so nothing is left in flight.
+ */
+struct blitz_connect_timeout {
+	struct blitz_connect c;
+	struct blitz_timeout limit;
+	const struct blitz_addr *to;
+	int phase;
+	int result;
+};
+enum blitz_poll blitz_connect_timeout_poll(struct blitz_connect_timeout *ct,
+					   const struct blitz_addr *to, uint64_t timeout_ns,
+					   struct blitz_cx *cx);
+/** blitz_connect_timeout_cancel - for a drop function. */
+void blitz_connect_timeout_cancel(struct blitz_connect_timeout *ct);
 
 /* Transfers: read some, write all, read exactly. */
 struct blitz_xfer {

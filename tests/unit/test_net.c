@@ -102,11 +102,13 @@ struct acceptor {
 	struct blitz_co co;
 	struct server *srv;
 	struct blitz_accept a;
+	struct blitz_sleep nap;
 };
 
 static void acceptor_drop(void *arg)
 {
 	blitz_net_cancel(&((struct acceptor *)arg)->a);
+	blitz_sleep_cancel(&((struct acceptor *)arg)->nap);
 }
 
 static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
@@ -117,9 +119,10 @@ static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
 	while (!atomic_load(&s->srv->stop)) {
 		BLITZ_AWAIT(&s->co, blitz_accept_poll(&s->a, s->srv->fd, cx));
 		if (s->a.result == -EMFILE || s->a.result == -ENFILE) {
-			/* Out of descriptors: back off and try again later. */
+			/* Out of descriptors: back off 1 ms, then try again. */
 			atomic_fetch_add(&s->srv->emfile, 1);
-			BLITZ_YIELD(&s->co, cx);
+			blitz_sleep_init(&s->nap, 1000000);
+			BLITZ_AWAIT(&s->co, blitz_sleep_poll(&s->nap, cx));
 			continue;
 		}
 		ck_assert_msg(s->a.result >= 0, "accept: %s", strerror((int)-s->a.result));
@@ -518,6 +521,109 @@ START_TEST(accept_survives_descriptor_exhaustion)
 END_TEST
 
 /* ---------------------------------------------------------------------- */
+/* Time limits                                                            */
+
+struct slow_dial {
+	struct blitz_co co;
+	struct blitz_connect_timeout ct;
+	struct blitz_addr to;
+	uint64_t started, took;
+	int result;
+};
+
+static enum blitz_poll slow_dial_poll(void *arg, struct blitz_cx *cx)
+{
+	struct slow_dial *d = arg;
+
+	BLITZ_CO_BEGIN(&d->co);
+	d->started = blitz_now_ns();
+	BLITZ_AWAIT(&d->co, blitz_connect_timeout_poll(&d->ct, &d->to, 100 * 1000000ull, cx));
+	d->took = blitz_now_ns() - d->started;
+	d->result = d->ct.result;
+	BLITZ_CO_END(&d->co);
+}
+static const struct blitz_task_vtable slow_dial_vt = BLITZ_TASK_VTABLE(slow_dial_poll, NULL);
+
+START_TEST(connect_timeout)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_addr a;
+	struct slow_dial d = { 0 };
+	int lfd, fill[8];
+
+	NEED_BACKEND(rt, _i);
+	/* A listener that never accepts, its accept queue full: SYNs are dropped. */
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	lfd = blitz_listen(&a, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(blitz_addr_local(lfd, &d.to), 0);
+	for (int k = 0; k < 8; k++) {
+		fill[k] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fill[k], (struct sockaddr *)&d.to.ss, d.to.len);
+	}
+	usleep(50000);
+	ck_assert_int_eq(blitz_block_on(rt, &slow_dial_vt, &d, sizeof(d)), 0);
+	ck_assert_int_eq(d.result, -ETIMEDOUT);
+	ck_assert_uint_ge(d.took, 100 * 1000000ull);	/* never early */
+	for (int k = 0; k < 8; k++)
+		close(fill[k]);
+	close(lfd);
+	blitz_runtime_free(rt);		/* nothing left in flight */
+}
+END_TEST
+
+struct quiet_read {
+	struct blitz_co co;
+	struct blitz_timeout limit;
+	struct blitz_xfer x;
+	int fd;
+	char buf[8];
+	int timed_out;
+	long cancelled_result;
+};
+
+static enum blitz_poll read_inner(void *arg, struct blitz_cx *cx)
+{
+	struct quiet_read *q = arg;
+
+	return blitz_read_poll(&q->x, q->fd, q->buf, sizeof(q->buf), cx);
+}
+
+static enum blitz_poll quiet_read_poll(void *arg, struct blitz_cx *cx)
+{
+	struct quiet_read *q = arg;
+
+	BLITZ_CO_BEGIN(&q->co);
+	blitz_timeout_init(&q->limit, 50 * 1000000ull);
+	BLITZ_AWAIT(&q->co, blitz_timeout_poll(&q->limit, read_inner, q, cx));
+	q->timed_out = q->limit.timed_out;
+	/* The read is still pending: cancel it and collect its completion. */
+	blitz_net_cancel(&q->x);
+	BLITZ_AWAIT(&q->co, read_inner(q, cx));
+	q->cancelled_result = q->x.result;
+	BLITZ_CO_END(&q->co);
+}
+static const struct blitz_task_vtable quiet_read_vt = BLITZ_TASK_VTABLE(quiet_read_poll, NULL);
+
+START_TEST(read_timeout)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct quiet_read q = { 0 };
+	int sv[2];
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	q.fd = sv[0];		/* the peer never writes */
+	ck_assert_int_eq(blitz_block_on(rt, &quiet_read_vt, &q, sizeof(q)), 0);
+	ck_assert_int_eq(q.timed_out, 1);
+	ck_assert_int_eq(q.cancelled_result, -ECANCELED);
+	close(sv[0]);
+	close(sv[1]);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
 /* UDP and Unix sockets                                                   */
 
 struct udp_ping {
@@ -648,6 +754,8 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, connection_refused, 0, 3);
 	tcase_add_loop_test(tc, peer_reset_mid_stream, 0, 3);
 	tcase_add_loop_test(tc, accept_survives_descriptor_exhaustion, 0, 3);
+	tcase_add_loop_test(tc, connect_timeout, 0, 3);
+	tcase_add_loop_test(tc, read_timeout, 0, 3);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("sockets", 60);
