@@ -6,7 +6,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,6 +150,57 @@ START_TEST(backend_env_is_honoured)
 }
 END_TEST
 
+/* In a child: io_uring_setup fails with EPERM, as under a seccomp policy. */
+static void forbid_io_uring(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(77);
+}
+
+START_TEST(io_uring_refused_falls_back_and_says_so)
+{
+	int out[2], status;
+	char msg[512] = { 0 };
+	pid_t child;
+
+	ck_assert_int_eq(pipe(out), 0);
+	child = fork();
+	if (child == 0) {
+		struct blitz_config c;
+		struct blitz_runtime *rt;
+
+		dup2(out[1], 2);	/* the runtime's message goes to stderr */
+		forbid_io_uring();
+		blitz_config_default(&c);
+		c.workers = 1;
+		rt = blitz_runtime_new(&c);
+		if (!rt)
+			_exit(1);
+		fprintf(stderr, "backend=%s\n", blitz_io_backend_name(rt));
+		blitz_runtime_free(rt);
+		_exit(0);
+	}
+	close(out[1]);
+	ck_assert_int_ge(read(out[0], msg, sizeof(msg) - 1), 0);
+	close(out[0]);
+	waitpid(child, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		SKIP("seccomp unavailable");
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(strstr(msg, "io_uring unavailable (Operation not permitted)"), "said: %s", msg);
+	ck_assert_msg(strstr(msg, "using epoll"), "said: %s", msg);
+	ck_assert_msg(strstr(msg, "backend=epoll"), "said: %s", msg);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
@@ -151,6 +209,7 @@ static Suite *io_suite(void)
 	tcase_add_loop_test(tc, completion_wakes_sleeping_runtime, 0, 3);
 	tcase_add_loop_test(tc, cancel_and_shutdown_with_io_in_flight, 0, 3);
 	tcase_add_test(tc, backend_env_is_honoured);
+	tcase_add_test(tc, io_uring_refused_falls_back_and_says_so);
 	suite_add_tcase(s, tc);
 	return s;
 }
