@@ -133,7 +133,11 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 		t->vtable->drop(task_user(t));
 	owned_remove(&t->rt->owned, t);
 	s = atomic_load_explicit(&t->state, memory_order_relaxed);
-	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED)) |
+	/*
+	 * CANCELLED in the final state says how the task ended: a cancel that
+	 * arrived during a poll that then returned READY did not take effect.
+	 */
+	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED | TASK_CANCELLED)) |
 			 TASK_COMPLETE | (cancelled ? TASK_CANCELLED : 0)))
 		;
 	TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);

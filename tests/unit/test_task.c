@@ -131,6 +131,19 @@ START_TEST(complete_ignores_wakes)
 }
 END_TEST
 
+START_TEST(cancel_during_final_poll_is_not_a_cancellation)
+{
+	struct blitz_task *t = new_task();
+
+	task_transition_to_running(t);
+	blitz_task_cancel(t);			/* lands while the poll runs */
+	task_finish(t, -1, 0);			/* and the poll returned READY */
+	ck_assert_uint_eq(life(t), TASK_COMPLETE);
+	ck_assert(!blitz_task_cancelled(t));
+	blitz_task_release(t);
+}
+END_TEST
+
 START_TEST(cancel_respects_shield)
 {
 	struct blitz_task *t = new_task();
@@ -204,6 +217,7 @@ static Suite *task_suite(void)
 	tcase_add_test(tc, yield_reschedules);
 	tcase_add_test(tc, complete_ignores_wakes);
 	tcase_add_test(tc, cancel_respects_shield);
+	tcase_add_test(tc, cancel_during_final_poll_is_not_a_cancellation);
 	tcase_add_test(tc, waker_refs);
 	tcase_add_test(tc, state_word_layout);
 	suite_add_tcase(s, tc);
