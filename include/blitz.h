@@ -14,6 +14,7 @@
 #include <blitz/runtime.h>
 #include <blitz/stats.h>
 #include <blitz/oneshot.h>
+#include <blitz/sync.h>
 #include <blitz/channel.h>
 #include <blitz/time.h>
 #include <blitz/io.h>

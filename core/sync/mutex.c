@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/sync/mutex.c - the async Mutex (seed 001): a semaphore of one
+ * permit, so it inherits the semaphore's FIFO hand-off and its guarantee
+ * that try_lock() never barges past queued tasks.  Unlock passes the lock
+ * straight to the head waiter; the probes report kind 1.
+ */
+#include "semaphore.h"
+
+void blitz_mutex_init(struct blitz_mutex *m)
+{
+	sem_init_kind(&m->sem, 1, SYNC_MUTEX);
+}
+
+bool blitz_mutex_try_lock(struct blitz_mutex *m)
+{
+	return blitz_semaphore_try_acquire(&m->sem, 1);
+}
+
+enum blitz_poll blitz_mutex_lock_poll(struct blitz_mutex *m, struct blitz_waiter *w,
+				      struct blitz_cx *cx)
+{
+	return blitz_semaphore_acquire_poll(&m->sem, w, 1, cx);
+}
+
+void blitz_mutex_unlock(struct blitz_mutex *m)
+{
+	blitz_semaphore_release(&m->sem, 1);
+}
+
+void blitz_mutex_waiter_cancel(struct blitz_mutex *m, struct blitz_waiter *w)
+{
+	blitz_semaphore_waiter_cancel(&m->sem, w);
+}
+
+bool blitz_mutex_is_locked(const struct blitz_mutex *m)
+{
+	return blitz_semaphore_available(&m->sem) == 0;
+}
+
+uint32_t blitz_mutex_queued(const struct blitz_mutex *m)
+{
+	return blitz_semaphore_queued(&m->sem);
+}
