@@ -131,9 +131,12 @@ GENERATED  := $(AUTOCONF) $(PROBES_H)
 # Objects rebuild when the flags change: the flags are kept in a file that is
 # rewritten only when they differ.
 flags-now := $(CC) $(BLITZ_CPPFLAGS) $(BLITZ_CFLAGS) $(BLITZ_LDFLAGS)
+# (`make tools` alone builds no library object: it leaves the record alone.)
+ifneq ($(MAKECMDGOALS),tools)
 $(shell mkdir -p $(objtree) && \
   if [ "$$(cat $(FLAGS_FILE) 2>/dev/null)" != '$(flags-now)' ]; then \
     printf '%s' '$(flags-now)' > $(FLAGS_FILE); fi)
+endif
 
 # Likewise the libraries relink when the list of their objects changes.
 OBJS_FILE := $(objtree)/.lib-objs
@@ -228,7 +231,7 @@ bench: progs
 	$(Q)$(objtree)/bin/sched-bench
 
 tools:
-	$(Q)$(MAKE) -C $(srctree)/tools O=$(objtree) V=$(V) \
+	$(Q)$(MAKE) --no-print-directory -C $(srctree)/tools O=$(objtree) V=$(V) \
 		$(if $(filter y,$(CONFIG_BPF_TOOLS)),all,disabled)
 
 # install: headers, both libraries, programs, pkg-config file.

@@ -336,12 +336,13 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
 	uint64_t prev = task_transition_to_running(t);
 
-	if (w)
-		stat_inc(w, polls);
 	if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
-		task_finish(t, widx, 1);
+		task_finish(t, widx, 1);	/* dropped, not polled */
 		return;
 	}
+	/* Counted where task_poll_start fires, so the two always agree. */
+	if (w)
+		stat_inc(w, polls);
 	current_task = t;
 	TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);

@@ -51,7 +51,14 @@ check "task_spawn vs spawned" "$(bt spawned)" "$(stat_total spawned)"
 check "steal count vs stolen" "$(bt stolen)" "$(stat_total stolen)"
 check "steal events vs steals" "$(bt steals)" "$(stat_sum steals)"
 check "lifo_hit vs lifo_hits" "$(bt lifo)" "$(stat_sum lifo_hits)"
-check "park vs parked" "$(bt parks)" "$(stat_total parked)"
+# sched-bench prints its statistics before the runtime stops: a worker may
+# park once more after that (probes >= stats, by at most a few per worker).
+parks=$(bt parks) parked=$(stat_total parked)
+if [ "$parks" -ge "$parked" ] && [ "$parks" -le $((parked + 8)) ]; then
+	echo "ok   park vs parked: probes $parks, stats $parked (+ parks after the snapshot)"
+else
+	echo "FAIL park vs parked: probes $parks, stats $parked"; fail=1
+fi
 [ "$(bt lifo)" -gt 0 ] || { echo "FAIL no lifo_hit with the LIFO slot on"; fail=1; }
 
 run_traced BLITZ_LIFO=0 BLITZ_TRACE_SAMPLE=1

@@ -1,0 +1,128 @@
+# tools-lib.bash - sourced by tests/scripts/tools-*.sh (not a test itself:
+# the harness runs *.sh only).
+#
+# tools_init checks what the tool tests need (exit 77 with one line when
+# something is missing), builds the tools and sets:
+#   src obj lib bench tmp   the trees, libblitz.so, sched-bench, a scratch dir
+#   workload                the sched-bench arguments (smaller under TSan)
+# start_tool NAME ARGS...   starts blitz-NAME -b $lib ARGS in the background,
+#                           output in $tmp/NAME.out, stderr in $tmp/NAME.err,
+#                           and waits until it has attached
+# stop_tool NAME            SIGINT, then waits for it to print and exit
+# run_workload [ENV=V...]   runs sched-bench $workload --stats; stats in $tmp/stats
+# stat_total KEY / stat_sum KEY / stat_worker I KEY   the runtime's statistics
+# workers                   the worker indices of the last run
+# jq_py FILE EXPR           a Python expression over r, the list of JSON lines
+# check NAME GOT EXPECTED   one "ok"/"FAIL" line; failures make finish exit 1
+# check_after_stats NAME GOT EXPECTED   the same, for parks and failed steals
+
+src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
+lib="$obj/lib/libblitz.so" bench="$obj/bin/sched-bench"
+fail=0
+# Debian's python3 (a pyenv shim on PATH starts 5x slower).
+PY=$(command -v /usr/bin/python3 || command -v python3 || true)
+declare -A tool_pid=()
+
+skip() { echo "$*"; exit 77; }
+
+tools_init() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to load BPF programs"
+	local cfg="$src/configs/defconfig"
+	[ -f "$src/.config" ] && cfg="$src/.config"
+	grep -q '^CONFIG_PROBES=y' "$cfg" || skip "CONFIG_PROBES is off"
+	grep -q '^CONFIG_BPF_TOOLS=y' "$cfg" || skip "CONFIG_BPF_TOOLS is off"
+	for t in clang bpftool pkg-config; do
+		command -v $t >/dev/null || [ -x /usr/sbin/$t ] || skip "tools not buildable: $t not installed"
+	done
+	pkg-config --exists libbpf || skip "tools not buildable: libbpf-dev not installed"
+	[ -n "$PY" ] || skip "no python3 to read the tools' JSON"
+	[ -x "$bench" ] && [ -e "$lib" ] || skip "no $bench or $lib (run make first)"
+	[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+	ulimit -l unlimited 2>/dev/null || true
+
+	tmp=$(mktemp -d)
+	trap tools_cleanup EXIT
+	# SANITIZE as the tree was built: the top level rewrites its flags file otherwise.
+	if ! make -s -C "$src" O="$obj" SANITIZE="${BLITZ_SANITIZE:-}" tools > "$tmp/build.log" 2>&1; then
+		echo "FAIL make tools:"; cat "$tmp/build.log"; exit 1
+	fi
+	workload=(--bench all --iters 1 --warmup 0)
+	# A ThreadSanitizer build is ~10x slower: one benchmark is enough.
+	[ "${BLITZ_SANITIZE:-}" = thread ] && workload=(--bench spawn_many_local --iters 1 --warmup 0)
+	return 0
+}
+
+tools_cleanup() {
+	local n
+	for n in "${!tool_pid[@]}"; do
+		kill -INT "${tool_pid[$n]}" 2>/dev/null || true
+		wait "${tool_pid[$n]}" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+
+start_tool() {
+	local name=$1; shift
+	"$obj/tools/bin/blitz-$name" -b "$lib" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
+	tool_pid[$name]=$!
+	for _ in $(seq 300); do
+		grep -q 'Hit Ctrl-C' "$tmp/$name.err" && return 0
+		kill -0 "${tool_pid[$name]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "${tool_pid[$name]}" 2>/dev/null || true
+	unset "tool_pid[$name]"
+	grep -q 'BPF unavailable' "$tmp/$name.err" && skip "$(cat "$tmp/$name.err")"
+	echo "FAIL blitz-$name did not attach: $(cat "$tmp/$name.err")"
+	exit 1
+}
+
+stop_tool() {
+	local name=$1 rc=0
+	kill -INT "${tool_pid[$name]}"
+	wait "${tool_pid[$name]}" || rc=$?
+	unset "tool_pid[$name]"
+	if [ $rc -ne 0 ]; then
+		echo "FAIL blitz-$name exited $rc: $(cat "$tmp/$name.err")"; fail=1
+	fi
+}
+
+run_workload() {
+	env "$@" "$bench" "${workload[@]}" --stats > /dev/null 2> "$tmp/stats"
+}
+
+# The worker indices of the last run: 0 .. workers-1.
+workers() { seq 0 $(($(grep -c '^  worker ' "$tmp/stats") - 1)); }
+stat_total() { sed -n "s/.*stats:.* $1=\([0-9]*\).*/\1/p" "$tmp/stats"; }
+stat_sum() { grep -o " $1=[0-9]*" "$tmp/stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}'; }
+stat_worker() { sed -n "s/.*worker $1:.* $2=\([0-9]*\).*/\1/p" "$tmp/stats"; }
+
+jq_py() {
+	"$PY" -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+v = eval(sys.argv[2])
+print(v if not isinstance(v, float) or v != int(v) else int(v))' "$1" "$2"
+}
+
+check() {
+	if [ "$2" = "$3" ]; then echo "ok   $1: $2 = $3"
+	else echo "FAIL $1: $2 != $3"; fail=1; fi
+}
+
+# check_after_stats NAME GOT EXPECTED: for counters of events that can
+# still happen after sched-bench printed its statistics (it prints them
+# before blitz_runtime_free(), while the workers may still search and park
+# once more): GOT may exceed EXPECTED by a few, never fall short.
+check_after_stats() {
+	local slack=$((4 * $(grep -c '^  worker ' "$tmp/stats")))
+	if [ "$2" -ge "$3" ] && [ "$2" -le $(($3 + slack)) ]; then
+		if [ "$2" = "$3" ]; then echo "ok   $1: $2 = $3"
+		else echo "ok   $1: $2 = $3 + $(($2 - $3)) after the stats were printed"; fi
+	else echo "FAIL $1: $2 != $3 (0..$slack more allowed)"; fail=1; fi
+}
+
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+finish() { exit $fail; }

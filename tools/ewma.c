@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+/*
+ * blitz-ewma - the adaptive global-queue interval of blitz workers over
+ * time: every ewma_update (the EWMA of the poll time and the interval it
+ * gives) per worker, summarised per print interval as last/min/max and a
+ * log2 histogram of the average, or streamed whole with -s.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include "trace_helpers.h"
+#include "ewma.h"
+#include "ewma.skel.h"
+
+#define OPT_SERIES 's'
+
+static const struct argp_option opts[] = {
+	{ "series", OPT_SERIES, NULL, 0,
+	  "Every update: a line per update (text), or a \"series\" array per "
+	  "interval object (-j)", 0 },
+	{ 0 },
+};
+
+static bool series;
+
+static int parse(struct tool_env *env, int key, const char *arg)
+{
+	if (key != OPT_SERIES)
+		return ARGP_ERR_UNKNOWN;
+	series = true;
+	return 0;
+}
+
+static const struct tool_def def = {
+	.name = "ewma",
+	.summary = "Show the adaptive global-queue interval of blitz workers and the "
+		   "average poll time it comes from (ewma_update), over time.",
+	.examples =
+		"    blitz-ewma 1                # last/min/max per worker, every second\n"
+		"    blitz-ewma -W 1             # and a histogram of the average per worker\n"
+		"    blitz-ewma -s               # every update as it happens\n"
+		"    blitz-ewma -j -s 1 > ewma.json  # the whole time series, as JSON\n",
+	.opts = TOOL_OPT_WORKER,
+	.unit = UNIT_NS,
+	.extra = opts,
+	.parse = parse,
+};
+
+struct range {
+	__u64 last, min, max;
+};
+
+/* One worker of one process. */
+struct wstate {
+	__u32 tgid;
+	__s32 worker;
+	__u64 updates;			/* this print interval */
+	struct range avg, ival;		/* min/max: this print interval */
+	struct hist hist;		/* this interval's averages */
+};
+
+struct state {
+	struct tool_env *env;
+	struct ewma_bpf *skel;
+	struct ring_buffer *rb;
+	struct wstate *w;
+	size_t nw;
+	__u64 prev_dropped;
+	double mono_to_unix;		/* add to CLOCK_MONOTONIC seconds */
+	/* The series of this interval (-s -j). */
+	struct ewma_event *ser;
+	size_t nser, capser;
+	int ntgids;
+};
+
+static struct wstate *wstate_get(struct state *st, __u32 tgid, __s32 worker)
+{
+	struct wstate *w;
+
+	for (size_t i = 0; i < st->nw; i++)
+		if (st->w[i].tgid == tgid && st->w[i].worker == worker)
+			return &st->w[i];
+	w = realloc(st->w, (st->nw + 1) * sizeof(*w));
+	if (!w)
+		tool_die(st->env, "out of memory");
+	st->w = w;
+	w = &st->w[st->nw++];
+	memset(w, 0, sizeof(*w));
+	w->tgid = tgid;
+	w->worker = worker;
+	st->ntgids = 0;
+	for (size_t i = 0; i < st->nw; i++) {
+		size_t k;
+
+		for (k = 0; k < i && st->w[k].tgid != st->w[i].tgid; k++)
+			;
+		st->ntgids += k == i;
+	}
+	return w;
+}
+
+static void range_add(struct range *r, __u64 v, bool first)
+{
+	r->last = v;
+	if (first || v < r->min)
+		r->min = v;
+	if (first || v > r->max)
+		r->max = v;
+}
+
+static __u64 log2_slot(__u64 v)
+{
+	__u64 s = 0;
+
+	while (v > 1) {
+		v >>= 1;
+		s++;
+	}
+	return s < MAX_SLOTS ? s : MAX_SLOTS - 1;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct state *st = ctx;
+	const struct ewma_event *e = data;
+	struct wstate *w;
+
+	if (size < sizeof(*e))
+		return 0;
+	w = wstate_get(st, e->tgid, e->worker);
+	range_add(&w->avg, e->avg_poll_ns, w->updates == 0);
+	range_add(&w->ival, e->interval, w->updates == 0);
+	w->updates++;
+	w->hist.slots[log2_slot(e->avg_poll_ns)]++;
+	w->hist.count++;
+	w->hist.sum += e->avg_poll_ns;
+	if (!series)
+		return 0;
+	if (!st->env->json) {
+		printf("%.6f %7u %6d %12llu %8u\n", (double)e->ts / 1e9 + st->mono_to_unix,
+		       e->tgid, e->worker, (unsigned long long)e->avg_poll_ns, e->interval);
+		return 0;
+	}
+	if (st->nser == st->capser) {
+		size_t cap = st->capser ? st->capser * 2 : 4096;
+		struct ewma_event *n = realloc(st->ser, cap * sizeof(*n));
+
+		if (!n)
+			tool_die(st->env, "out of memory");
+		st->ser = n;
+		st->capser = cap;
+	}
+	st->ser[st->nser++] = *e;
+	return 0;
+}
+
+/* Sleep up to @timeout_ms, then take what the ring buffer holds. */
+static int drain(void *ctx, int timeout_ms)
+{
+	struct state *st = ctx;
+	struct timespec ts = { 0, (long)(timeout_ms < 50 ? timeout_ms : 50) * 1000000L };
+
+	nanosleep(&ts, NULL);
+	ring_buffer__consume(st->rb);
+	fflush(stdout);
+	return 0;
+}
+
+static int wstate_cmp(const void *a, const void *b)
+{
+	const struct wstate *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return (x->worker > y->worker) - (x->worker < y->worker);
+}
+
+static void print(struct state *st)
+{
+	struct tool_env *env = st->env;
+	__u64 dropped = st->skel->bss->dropped, d_dropped = dropped - st->prev_dropped;
+	struct hist all = { 0 };
+	char buf[32];
+
+	ring_buffer__consume(st->rb);
+	st->prev_dropped = dropped;
+	qsort(st->w, st->nw, sizeof(*st->w), wstate_cmp);
+	for (size_t i = 0; i < st->nw; i++) {
+		for (int s = 0; s < MAX_SLOTS; s++)
+			all.slots[s] += st->w[i].hist.slots[s];
+		all.count += st->w[i].hist.count;
+		all.sum += st->w[i].hist.sum;
+	}
+
+	if (env->json) {
+		struct json j;
+
+		tool_json_begin(&j, env, "ns");
+		json_arr_begin(&j, "histograms");
+		if (env->per_worker)
+			for (size_t i = 0; i < st->nw; i++)
+				json_hist(&j, worker_label(st->w[i].worker, buf, sizeof(buf)),
+					  st->w[i].worker, &st->w[i].hist, 1);
+		else
+			json_hist(&j, "all", -1, &all, 1);
+		json_arr_end(&j);
+		json_arr_begin(&j, "workers");
+		for (size_t i = 0; i < st->nw; i++) {
+			const struct wstate *w = &st->w[i];
+
+			json_obj_begin(&j, NULL);
+			json_uint(&j, "pid", w->tgid);
+			json_int(&j, "worker", w->worker);
+			json_uint(&j, "updates", w->updates);
+			json_obj_begin(&j, "avg_poll_ns");
+			json_uint(&j, "last", w->avg.last);
+			if (w->updates) {
+				json_uint(&j, "min", w->avg.min);
+				json_uint(&j, "max", w->avg.max);
+			} else {
+				json_null(&j, "min");
+				json_null(&j, "max");
+			}
+			json_obj_end(&j);
+			json_obj_begin(&j, "interval");
+			json_uint(&j, "last", w->ival.last);
+			if (w->updates) {
+				json_uint(&j, "min", w->ival.min);
+				json_uint(&j, "max", w->ival.max);
+			} else {
+				json_null(&j, "min");
+				json_null(&j, "max");
+			}
+			json_obj_end(&j);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		if (series) {
+			/* [unix seconds, pid, worker, avg_poll_ns, interval] per update */
+			json_arr_begin(&j, "series");
+			for (size_t i = 0; i < st->nser; i++) {
+				const struct ewma_event *e = &st->ser[i];
+
+				json_arr_begin(&j, NULL);
+				json_double(&j, NULL, (double)e->ts / 1e9 + st->mono_to_unix, 6);
+				json_uint(&j, NULL, e->tgid);
+				json_int(&j, NULL, e->worker);
+				json_uint(&j, NULL, e->avg_poll_ns);
+				json_uint(&j, NULL, e->interval);
+				json_arr_end(&j);
+			}
+			json_arr_end(&j);
+			st->nser = 0;
+		}
+		json_uint(&j, "dropped", d_dropped);
+		tool_json_end(&j);
+	} else if (!series) {
+		tool_print_time(env);
+		printf("\n%s%6s %9s %12s %12s %12s %9s %6s %6s\n", st->ntgids > 1 ? "    PID " : "",
+		       "WORKER", "UPDATES", "AVG_NS LAST", "MIN", "MAX", "INTERVAL", "MIN", "MAX");
+		for (size_t i = 0; i < st->nw; i++) {
+			const struct wstate *w = &st->w[i];
+
+			if (st->ntgids > 1)
+				printf("%7u ", w->tgid);
+			printf("%6d %9llu %12llu", w->worker, (unsigned long long)w->updates,
+			       (unsigned long long)w->avg.last);
+			if (w->updates)
+				printf(" %12llu %12llu", (unsigned long long)w->avg.min,
+				       (unsigned long long)w->avg.max);
+			else
+				printf(" %12s %12s", "-", "-");
+			printf(" %9llu", (unsigned long long)w->ival.last);
+			if (w->updates)
+				printf(" %6llu %6llu\n", (unsigned long long)w->ival.min,
+				       (unsigned long long)w->ival.max);
+			else
+				printf(" %6s %6s\n", "-", "-");
+		}
+		if (env->per_worker) {
+			for (size_t i = 0; i < st->nw; i++) {
+				if (!st->w[i].hist.count)
+					continue;
+				printf("\n%s: average poll time at each update\n",
+				       worker_label(st->w[i].worker, buf, sizeof(buf)));
+				print_log2_hist(st->w[i].hist.slots, MAX_SLOTS, "nsecs");
+			}
+		} else if (all.count) {
+			printf("\naverage poll time at each update\n");
+			print_log2_hist(all.slots, MAX_SLOTS, "nsecs");
+		}
+	}
+	if (d_dropped && !env->json)
+		printf("\n%llu updates dropped (ring buffer full)\n", (unsigned long long)d_dropped);
+	fflush(stdout);
+	for (size_t i = 0; i < st->nw; i++) {
+		st->w[i].updates = 0;
+		memset(&st->w[i].hist, 0, sizeof(st->w[i].hist));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct tool_env env = { 0 };
+	struct state st = { .env = &env };
+	struct ewma_bpf *skel;
+	bool last;
+	int err;
+
+	tool_parse_args(&env, &def, argc, argv);
+	tool_setup(&env);
+
+	skel = ewma_bpf__open();
+	if (!skel)
+		tool_die(&env, "cannot open the BPF object: %s", strerror(errno));
+	err = ewma_bpf__load(skel);
+	if (err)
+		tool_die(&env, "cannot load the BPF programs: %s (run with -v for libbpf's log)",
+			 strerror(-err));
+	st.skel = skel;
+	st.rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &st, NULL);
+	if (!st.rb)
+		tool_die(&env, "cannot open the ring buffer: %s", strerror(errno));
+	st.mono_to_unix = now_unix() - now_mono();
+	tool_attach(&env, skel->obj);
+	tool_banner(&env, "EWMA updates");
+	if (series && !env.json)
+		printf("%-17s %7s %6s %12s %8s\n", "TIME(s)", "PID", "WORKER", "AVG_POLL_NS",
+		       "INTERVAL");
+
+	do {
+		last = tool_wait(&env, drain, &st);
+		print(&st);
+	} while (!last);
+
+	tool_detach(&env);
+	ring_buffer__free(st.rb);
+	ewma_bpf__destroy(skel);
+	free(st.w);
+	free(st.ser);
+	return 0;
+}

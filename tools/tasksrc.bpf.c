@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * tasksrc.bpf.c - where workers find the tasks they poll: task_poll_start
+ * counted by its source argument, per worker.
+ */
+#include "blitz.bpf.h"
+#include "tasksrc.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TASKSRC_MAX_WORKERS);
+	__type(key, struct src_key);
+	__type(value, struct src_val);
+} sources SEC(".maps");
+
+__u64 dropped = 0;
+
+SEC("usdt")
+int BPF_USDT(task_poll_start, int worker, __u64 task, int source)
+{
+	static const struct src_val zero;
+	struct src_key k = { .worker = worker };
+	struct src_val *v = bpf_map_lookup_elem(&sources, &k);
+	__u64 s = (__u32)source;	/* u64: one register, bounded once */
+
+	if (!v) {
+		bpf_map_update_elem(&sources, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&sources, &k);
+		if (!v) {
+			__sync_fetch_and_add(&dropped, 1);
+			return 0;
+		}
+	}
+	if (s > SRC_OTHER)
+		s = SRC_OTHER;
+	__sync_fetch_and_add(&v->polls[s], 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
