@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# experiments.sh - each experiment runs in quick mode and writes its
+# meta.json, raw JSON and (where it plots) PNG/SVG plots.
+set -euo pipefail
+src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
+# Experiments rebuild the tree they are given; a sanitizer tree would be
+# rebuilt without its flags.  The plain build runs them.
+[ -z "${BLITZ_SANITIZE:-}" ] || { echo "experiments run in the plain build, not under SANITIZE=$BLITZ_SANITIZE"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+need() { [ -s "$1" ] && echo "ok   $2" || { echo "FAIL $2: no $1"; fail=1; }; }
+
+"$src/experiments/sched-baseline/run" --quick --build "$obj" --out "$tmp/sb" > "$tmp/sb.log" 2>&1 ||
+	{ echo "FAIL sched-baseline:"; tail -20 "$tmp/sb.log"; exit 1; }
+need "$tmp/sb/meta.json" "sched-baseline meta.json"
+need "$tmp/sb/raw/bench.jsonl" "sched-baseline raw JSON"
+need "$tmp/sb/summary.md" "sched-baseline summary"
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["kernel"] and m["commit"] and m["config"]' \
+	"$tmp/sb/meta.json" && echo "ok   meta.json has kernel, commit, config"
+n=$(wc -l < "$tmp/sb/raw/bench.jsonl")
+[ "$n" -eq 18 ] && echo "ok   18 timed lines (6 benchmarks x 3 backends)" || { echo "FAIL $n timed lines"; fail=1; }
+if [ -e "$tmp/sb/hist/NOT-COLLECTED" ]; then
+	echo "ok   histograms not collected, and it says why: $(cat "$tmp/sb/hist/NOT-COLLECTED")"
+else
+	for t in schedlat polltime park steal tasksrc; do
+		need "$tmp/sb/plots/$t.png" "plot $t.png"
+		need "$tmp/sb/plots/$t.svg" "plot $t.svg"
+		head -c 8 "$tmp/sb/plots/$t.png" | od -An -tx1 | grep -q '89 50 4e 47' || { echo "FAIL $t.png is not a PNG"; fail=1; }
+	done
+fi
+
+"$src/experiments/probe-cost/run" --quick --build "$obj" --out "$tmp/pc" > "$tmp/pc.log" 2>&1 ||
+	{ echo "FAIL probe-cost:"; tail -20 "$tmp/pc.log"; exit 1; }
+need "$tmp/pc/meta.json" "probe-cost meta.json"
+need "$tmp/pc/raw.jsonl" "probe-cost raw JSON"
+need "$tmp/pc/summary.md" "probe-cost summary"
+exit $fail
