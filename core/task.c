@@ -229,7 +229,7 @@ void blitz_shield_exit(struct blitz_cx *cx)
  * else on the global queue.  The probe fires before the task is visible to
  * other workers, so that task_schedule always precedes task_poll_start.
  */
-static void schedule(struct blitz_task *t, bool yield)
+static inline __attribute__((always_inline)) void schedule(struct blitz_task *t, bool yield)
 {
 	struct blitz_worker *w = current_worker;
 

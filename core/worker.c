@@ -97,7 +97,7 @@ static bool should_notify_others(struct blitz_worker *w)
 	       queue_len(&w->queue) > 1;
 }
 
-static void push_ring(struct blitz_worker *w, struct blitz_task *t)
+static inline __attribute__((always_inline)) void push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
