@@ -14,7 +14,7 @@ ulimit -l unlimited 2>/dev/null || true
 
 tmp=$(mktemp -d)
 bt_pid=
-cleanup() { [ -n "$bt_pid" ] && kill -INT "$bt_pid" 2>/dev/null; rm -rf "$tmp"; }
+cleanup() { [ -n "$bt_pid" ] && "$src/scripts/stop-bpftrace" "$bt_pid"; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 # run_traced ENV... : run the workload under bpftrace; leaves $tmp/bt and $tmp/stats
@@ -32,8 +32,10 @@ run_traced() {
 	bt_pid=$!
 	for _ in $(seq 300); do grep -q ready "$tmp/bt" && break; sleep 0.1; done
 	grep -q ready "$tmp/bt" || { echo "bpftrace did not attach:"; cat "$tmp/bt"; exit 77; }
-	env "$@" "$bench" --bench all --iters 1 --warmup 0 --stats > /dev/null 2> "$tmp/stats"
-	kill -INT "$bt_pid"; wait "$bt_pid" || true; bt_pid=
+	# A hang is a failure with a message, not the harness's timeout.
+	timeout 300 env "$@" "$bench" --bench all --iters 1 --warmup 0 --stats > /dev/null 2> "$tmp/stats" ||
+		{ echo "FAIL sched-bench $* exited $? (124: hung for 300 s)"; cat "$tmp/stats"; exit 1; }
+	"$src/scripts/stop-bpftrace" "$bt_pid" || true; wait "$bt_pid" || true; bt_pid=
 }
 bt() { awk -v k="@$1:" '$1==k {print $2}' "$tmp/bt" | grep . || echo 0; }
 stat_total() { sed -n "s/.*stats:.* $1=\([0-9]*\).*/\1/p" "$tmp/stats"; }

@@ -19,7 +19,7 @@ names=()
 for f in "$src"/tools/bpftrace/*.bt; do names+=("$(basename "$f" .bt)"); done
 declare -A bt=()
 cleanup() {
-	for n in "${!bt[@]}"; do kill -INT "${bt[$n]}" 2>/dev/null || true; done
+	[ ${#bt[@]} -gt 0 ] && "$src/scripts/stop-bpftrace" "${bt[@]}"
 	wait 2>/dev/null || true
 	rm -rf "$tmp"
 }
@@ -39,7 +39,7 @@ for n in "${names[@]}"; do
 	grep -q 'Hit Ctrl-C' "$tmp/$n.out" || { echo "FAIL $n.bt did not attach:"; cat "$tmp/$n.out"; exit 1; }
 done
 run_workload
-for n in "${names[@]}"; do kill -INT "${bt[$n]}"; done
+"$src/scripts/stop-bpftrace" "${bt[@]}" || bad "a bpftrace twin ignored SIGINT for 60 s"
 for n in "${names[@]}"; do wait "${bt[$n]}" || true; done
 bt=()
 

@@ -87,8 +87,14 @@ stop_tool() {
 	fi
 }
 
+# A hang is a failure with a message, not the harness's 600 s timeout.
 run_workload() {
-	env "$@" "$bench" "${workload[@]}" --stats > /dev/null 2> "$tmp/stats"
+	local rc=0
+	timeout 300 env "$@" "$bench" "${workload[@]}" --stats > /dev/null 2> "$tmp/stats" || rc=$?
+	[ $rc -eq 0 ] && return 0
+	echo "FAIL sched-bench ${workload[*]} $* exited $rc (124: hung for 300 s):"
+	cat "$tmp/stats"
+	exit 1
 }
 
 # The worker indices of the last run: 0 .. workers-1.
