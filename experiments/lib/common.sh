@@ -97,3 +97,79 @@ for kv in extra:
 json.dump(meta, open(out, "w"), indent=2)
 PY
 }
+
+# ---------------------------------------------------------------------------
+# Histograms from the libbpf tools (sched-baseline, ablation, ...).
+#
+#   hist_init TOOL...            builds the tools; sets WHY_NO_HIST to the
+#                                reason they cannot be used (empty if they can)
+#   traced_run TAG CMD...        runs CMD once with every tool attached:
+#                                $OUT/hist/TOOL-TAG.json (raw buckets), CMD's
+#                                stdout in $OUT/raw/traced-TAG.jsonl, its
+#                                stderr (--stats) in $OUT/raw/traced-TAG.stats
+#   plot_tools TITLE TAG...      one plot per tool, one series per TAG:
+#                                $OUT/plots/TOOL.{png,svg}; appends to PLOTS
+PY=/usr/bin/python3
+HIST_TOOLS=()
+WHY_NO_HIST=""
+PLOTS=()
+
+hist_init() {
+	HIST_TOOLS=("$@")
+	mkdir -p "$OUT/raw" "$OUT/hist" "$OUT/plots"
+	if [ "$(id -u)" -ne 0 ]; then
+		WHY_NO_HIST="not root: loading BPF programs needs root (CAP_BPF, CAP_PERFMON)"
+	elif ! make -s -C "$EXP_ROOT" O="$OBJ" tools > "$OUT/tools-build.log" 2>&1; then
+		WHY_NO_HIST="the tools did not build (see $OUT/tools-build.log)"
+	elif [ ! -x "$PY" ] || ! "$PY" -c 'import matplotlib' 2>/dev/null; then
+		WHY_NO_HIST="no matplotlib for /usr/bin/python3 (apt-get install python3-matplotlib)"
+	fi
+	if [ -n "$WHY_NO_HIST" ]; then
+		echo "$EXP_NAME: histograms not collected: $WHY_NO_HIST" | tee "$OUT/hist/NOT-COLLECTED" >&2
+	fi
+}
+
+traced_run() {
+	local tag=$1 pids=() t
+	shift
+	[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+	ulimit -l unlimited 2>/dev/null || true
+	for t in "${HIST_TOOLS[@]}"; do
+		"$OBJ/tools/bin/blitz-$t" -b "$OBJ/lib/libblitz.so" -j \
+			> "$OUT/hist/$t-$tag.json" 2> "$OUT/hist/$t-$tag.err" &
+		pids+=($!)
+	done
+	for t in "${HIST_TOOLS[@]}"; do
+		for _ in $(seq 300); do
+			grep -q 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" && break
+			sleep 0.1
+		done
+		grep -q 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" ||
+			echo "$EXP_NAME: blitz-$t did not attach: $(head -n 1 "$OUT/hist/$t-$tag.err")" >&2
+	done
+	"$@" > "$OUT/raw/traced-$tag.jsonl" 2> "$OUT/raw/traced-$tag.stats" ||
+		echo "$EXP_NAME: traced run $tag failed: $(tail -n 1 "$OUT/raw/traced-$tag.stats")" >&2
+	# The tools poll their exit flag every 0.2 s: one SIGINT is enough.
+	for t in "${pids[@]}"; do kill -INT "$t" 2>/dev/null || true; done
+	for t in "${pids[@]}"; do wait "$t" 2>/dev/null || true; done
+}
+
+plot_tools() {
+	local title=$1 t tag files labels
+	shift
+	for t in "${HIST_TOOLS[@]}"; do
+		files=() labels=()
+		for tag in "$@"; do
+			[ -s "$OUT/hist/$t-$tag.json" ] || continue
+			files+=("$OUT/hist/$t-$tag.json")
+			labels+=(--label "$tag")
+		done
+		[ ${#files[@]} -gt 0 ] || continue
+		if "$PY" "$EXP_ROOT/tools/plot" -o "$OUT/plots/$t" --title "$t: $title" \
+			"${labels[@]}" "${files[@]}" 2> "$OUT/plots/$t.err"; then
+			PLOTS+=("$OUT/plots/$t.png")
+		else
+			echo "$EXP_NAME: plot of $t failed: $(tail -n 1 "$OUT/plots/$t.err")" >&2
+		fi
+	done
+}

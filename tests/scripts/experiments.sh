@@ -29,6 +29,22 @@ else
 	done
 fi
 
+"$src/experiments/ablation/run" --quick --build "$obj" --out "$tmp/ab" > "$tmp/ab.log" 2>&1 ||
+	{ echo "FAIL ablation:"; tail -20 "$tmp/ab.log"; exit 1; }
+need "$tmp/ab/meta.json" "ablation meta.json"
+need "$tmp/ab/raw/bench.jsonl" "ablation raw JSON"
+need "$tmp/ab/summary.md" "ablation summary"
+n=$(wc -l < "$tmp/ab/raw/bench.jsonl")
+[ "$n" -eq 36 ] && echo "ok   36 timed lines (6 benchmarks x 6 variants)" || { echo "FAIL ablation: $n timed lines"; fail=1; }
+# The knobs at work, from the runtime's own counters.
+lifo=$(grep -o 'lifo_hits=[0-9]*' "$tmp/ab/raw/traced-no-lifo.stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}')
+[ "$lifo" -eq 0 ] && echo "ok   ablation no-lifo: 0 LIFO hits" || { echo "FAIL ablation no-lifo: $lifo LIFO hits"; fail=1; }
+if [ -e "$tmp/ab/hist/NOT-COLLECTED" ]; then
+	echo "ok   ablation histograms not collected, and it says why: $(cat "$tmp/ab/hist/NOT-COLLECTED")"
+else
+	for t in schedlat polltime steal tasksrc; do need "$tmp/ab/plots/$t.png" "ablation plot $t.png"; done
+fi
+
 "$src/experiments/probe-cost/run" --quick --build "$obj" --out "$tmp/pc" > "$tmp/pc.log" 2>&1 ||
 	{ echo "FAIL probe-cost:"; tail -20 "$tmp/pc.log"; exit 1; }
 need "$tmp/pc/meta.json" "probe-cost meta.json"
