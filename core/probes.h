@@ -59,6 +59,7 @@ enum blitz_unpark_reason {
 	UNPARK_NOTIFIED = 0,
 	UNPARK_TIMEOUT = 1,
 	UNPARK_SHUTDOWN = 2,
+	UNPARK_IO = 3,		/* slept in the I/O driver, woken by completions */
 };
 
 #endif

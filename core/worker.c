@@ -394,9 +394,11 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
  *   unparker:  futex := NOTIFIED;         load io_parker;  if me: driver wake
  * Either the recheck sees NOTIFIED (and we do not block), or the unparker
  * sees io_parker and the driver wake makes the blocking reap return.
- * Returns false if it could not sleep there (caller uses the futex).
+ * Returns false if it could not sleep there (caller uses the futex);
+ * *@completions counts what its blocking reap completed.
  */
-static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notified)
+static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notified,
+			int *completions)
 {
 	struct blitz_runtime *rt = w->rt;
 	struct blitz_io *io = &rt->io;
@@ -409,7 +411,7 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 	if (atomic_compare_exchange_strong(&w->park.futex, &expect, PARK_PARKED)) {
 		atomic_store(&rt->io_parker, (int)w->index);
 		if (atomic_load(&w->park.futex) == PARK_PARKED)
-			io->backend->reap(io, timeout_ns);
+			*completions = io->backend->reap(io, timeout_ns);
 		atomic_store(&rt->io_parker, -1);
 	}
 	pthread_mutex_unlock(&io->reap_lock);
@@ -417,12 +419,16 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 	return true;
 }
 
-/* worker_sleep - park for at most @timeout_ns; true if notified. */
-static bool worker_sleep(struct blitz_worker *w, uint64_t timeout_ns)
+/*
+ * worker_sleep - park for at most @timeout_ns.  Returns true if notified;
+ * *@io_completions > 0 if it slept in the I/O driver and completions woke it.
+ */
+static bool worker_sleep(struct blitz_worker *w, uint64_t timeout_ns, int *io_completions)
 {
 	bool notified;
 
-	if (sleep_in_io(w, timeout_ns, &notified))
+	*io_completions = 0;
+	if (sleep_in_io(w, timeout_ns, &notified, io_completions))
 		return notified;
 	return park_wait(&w->park, timeout_ns);
 }
@@ -442,8 +448,7 @@ static void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
 	struct blitz_idle *idle = &rt->idle;
-	bool notified;
-	int reason;
+	int reason, io_completions;
 	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS;
 
 	/*
@@ -478,15 +483,17 @@ static void worker_park(struct blitz_worker *w)
 
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
-	notified = worker_sleep(w, timeout);
+	worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
-		reason = atomic_load(&rt->shutdown) ? UNPARK_SHUTDOWN : UNPARK_TIMEOUT;
+		if (atomic_load(&rt->shutdown))
+			reason = UNPARK_SHUTDOWN;
+		else
+			reason = io_completions > 0 ? UNPARK_IO : UNPARK_TIMEOUT;
 	} else {
 		/* A waker cleared our bit and made us a searcher. */
 		w->searching = true;
 		reason = UNPARK_NOTIFIED;
 	}
-	(void)notified;
 	BLITZ_UNPARK((int)w->index, reason,
 		     reason == UNPARK_NOTIFIED ? atomic_load_explicit(&w->woken_by,
 								      memory_order_relaxed) : -2);

@@ -25,7 +25,7 @@ static const struct tool_def def = {
 	.unit = UNIT_US,
 };
 
-static const char *const reasons[UNPARK_REASONS] = { "notified", "timeout", "shutdown" };
+static const char *const reasons[UNPARK_REASONS] = { "notified", "timeout", "shutdown", "io" };
 
 static const char *reason_name(int r)
 {

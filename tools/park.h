@@ -13,7 +13,8 @@
 #define UNPARK_NOTIFIED	0
 #define UNPARK_TIMEOUT	1
 #define UNPARK_SHUTDOWN	2
-#define UNPARK_REASONS	3
+#define UNPARK_IO	3
+#define UNPARK_REASONS	4
 
 /* Who woke whom: the sleeping worker and unpark's waker argument. */
 struct waker_key {
