@@ -45,6 +45,19 @@ else
 	for t in schedlat polltime steal tasksrc; do need "$tmp/ab/plots/$t.png" "ablation plot $t.png"; done
 fi
 
+"$src/experiments/backends/run" --quick --build "$obj" --out "$tmp/be" > "$tmp/be.log" 2>&1 ||
+	{ echo "FAIL backends:"; tail -20 "$tmp/be.log"; exit 1; }
+need "$tmp/be/meta.json" "backends meta.json"
+need "$tmp/be/summary.md" "backends summary"
+n=$(wc -l < "$tmp/be/raw/echo.jsonl")
+[ "$n" -eq 6 ] && echo "ok   6 echo lines (3 backends x 2 connection counts)" || { echo "FAIL backends: $n echo lines"; fail=1; }
+python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l); assert r["msgs"] > 0 and r["p50_ns"] <= r["p99_ns"] <= r["p999_ns"], r' \
+	"$tmp/be/raw/echo.jsonl" && echo "ok   backends: every run echoed, percentiles in order" || fail=1
+need "$tmp/be/plots/echo.png" "backends plot echo.png"
+[ -e "$tmp/be/hist/NOT-COLLECTED" ] || need "$tmp/be/plots/park.png" "backends plot park.png"
+
 "$src/experiments/probe-cost/run" --quick --build "$obj" --out "$tmp/pc" > "$tmp/pc.log" 2>&1 ||
 	{ echo "FAIL probe-cost:"; tail -20 "$tmp/pc.log"; exit 1; }
 need "$tmp/pc/meta.json" "probe-cost meta.json"
