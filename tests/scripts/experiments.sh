@@ -58,6 +58,16 @@ for l in open(sys.argv[1]):
 need "$tmp/be/plots/echo.png" "backends plot echo.png"
 [ -e "$tmp/be/hist/NOT-COLLECTED" ] || need "$tmp/be/plots/park.png" "backends plot park.png"
 
+"$src/experiments/peers/run" --quick --build "$obj" --out "$tmp/pe" > "$tmp/pe.log" 2>&1 ||
+	{ echo "FAIL peers:"; tail -20 "$tmp/pe.log"; exit 1; }
+need "$tmp/pe/meta.json" "peers meta.json"
+need "$tmp/pe/raw/sched.jsonl" "peers raw sched JSON"
+need "$tmp/pe/raw/echo.jsonl" "peers raw echo JSON"
+need "$tmp/pe/summary.md" "peers summary"
+grep -q '| spawn_many_local |' "$tmp/pe/sched.md" && echo "ok   peers: ratio table" || { echo "FAIL peers: no ratio table"; fail=1; }
+need "$tmp/pe/plots/sched.png" "peers plot sched.png"
+need "$tmp/pe/plots/echo.png" "peers plot echo.png"
+
 "$src/experiments/probe-cost/run" --quick --build "$obj" --out "$tmp/pc" > "$tmp/pc.log" 2>&1 ||
 	{ echo "FAIL probe-cost:"; tail -20 "$tmp/pc.log"; exit 1; }
 need "$tmp/pc/meta.json" "probe-cost meta.json"
