@@ -34,6 +34,8 @@ grep -q 'CC      core/config.o' "$tmp/header.log" && bad "header change rebuilt 
 
 make O="$o" W=1 > "$tmp/flags.log" 2>&1 || { cat "$tmp/flags.log"; bad "W=1 build failed"; }
 grep -q 'CC      core/config.o' "$tmp/flags.log" && ok "flag change (W=1) rebuilds" || bad "W=1 did not rebuild"
+make O="$o" W=1 -j2 tests > "$tmp/w1tests.log" 2>&1 && ok "W=1: the tests build too" ||
+	{ grep -m5 error "$tmp/w1tests.log"; bad "W=1 tests build failed"; }
 
 make O="$o" V=1 > "$tmp/v1.log" 2>&1
 touch core/idle.c; make O="$o" V=1 > "$tmp/v1.log" 2>&1
