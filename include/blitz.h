@@ -19,5 +19,6 @@
 #include <blitz/time.h>
 #include <blitz/io.h>
 #include <blitz/net.h>
+#include <blitz/blocking.h>
 
 #endif /* BLITZ_H */
