@@ -136,6 +136,9 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 	int res;
 
 	*done = true;
+	/* Nothing to wait for: the fs module runs these on the blocking pool. */
+	if (blitz_io_opcode_is_file(op->opcode))
+		return -EOPNOTSUPP;
 	if (!e)
 		return op->fd < 0 ? -EBADF : -ENOMEM;
 	spin_lock(&e->lock);
