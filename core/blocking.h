@@ -2,8 +2,9 @@
 /*
  * core/blocking.h - the blocking pool the runtime owns (core/blocking.c).
  *
- * Everything in struct blocking_pool is guarded by its lock; the only
- * atomic is each job's state word (include/blitz/blocking.h).
+ * Everything in struct blocking_pool is guarded by its lock but jobs_done,
+ * which a job counts before it completes; the other atomic is each job's
+ * state word (include/blitz/blocking.h).
  */
 #ifndef BLITZ_CORE_BLOCKING_H
 #define BLITZ_CORE_BLOCKING_H
@@ -36,7 +37,7 @@ struct blocking_pool {
 	uint64_t idle_ns;
 	bool shutdown;
 	uint64_t threads_started;
-	uint64_t jobs_done;
+	_Atomic uint64_t jobs_done;		/* the one field not under the lock */
 };
 
 void blocking_pool_init(struct blocking_pool *pool, unsigned max_threads, unsigned idle_ms);

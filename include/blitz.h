@@ -20,5 +20,6 @@
 #include <blitz/io.h>
 #include <blitz/net.h>
 #include <blitz/blocking.h>
+#include <blitz/fs.h>
 
 #endif /* BLITZ_H */
