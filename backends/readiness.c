@@ -160,8 +160,9 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		spin_unlock(&e->lock);
 		/*
 		 * epoll refuses regular files and directories (EPERM): they are
-		 * always ready, so the operation runs now.  (The blocking pool
-		 * will take these once it exists.)
+		 * always ready, so the operation runs now.  The fs module
+		 * (core/fs.c) never comes here: it runs file operations on the
+		 * blocking pool on these backends.
 		 */
 		return res == -EPERM ? io_perform(op) : res;
 	}
