@@ -6,6 +6,7 @@
  * running, statistics.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,12 +288,6 @@ START_TEST(cancel_takes_a_queued_job_back)
 }
 END_TEST
 
-static int64_t slow(void *arg)
-{
-	sleep_ms(30);
-	return 5;
-}
-
 /* A task awaiting a job is cancelled: its drop takes the job back. */
 START_TEST(cancelled_task_takes_its_job_back)
 {
@@ -319,27 +314,44 @@ START_TEST(cancelled_task_takes_its_job_back)
 }
 END_TEST
 
+/* Opens the gate once the shutdown has cancelled job b. */
+static void *open_gate_when_done(void *arg)
+{
+	while (!blitz_blocking_done(arg))
+		sleep_ms(1);
+	atomic_store(&gate_open, 1);
+	return NULL;
+}
+
 START_TEST(shutdown_cancels_queued_and_waits_for_running)
 {
 	struct blitz_runtime *rt = rt_pool(1, 0);
 	struct blitz_blocking a, b;
 	struct jobber j = { .base = 0, .n = 1 };
+	pthread_t opener;
 
+	gate_reset();
 	atomic_store(&must_not_run_calls, 0);
 	reset_counts();
-	blitz_blocking_init(&a, slow, NULL);
+	blitz_blocking_init(&a, wait_at_gate, (void *)5);
 	blitz_blocking_init(&b, must_not_run, NULL);
 	ck_assert_int_eq(blitz_spawn_blocking(rt, &a), 0);
 	ck_assert_int_eq(blitz_spawn_blocking(rt, &b), 0);
+	ck_assert(wait_until(atomic_load(&at_gate) == 1, 5000));
 	/* Two tasks wait on queued jobs: shutdown must free them. */
 	ck_assert_int_eq(blitz_spawn_detached(rt, &jobber_vt, &j, sizeof(j)), 0);
 	ck_assert_int_eq(blitz_spawn_detached(rt, &jobber_vt, &j, sizeof(j)), 0);
-	sleep_ms(5);
+	ck_assert(wait_until(({ struct blitz_blocking_stats st_; blitz_blocking_stats(rt, &st_);
+				st_.queued == 3; }), 5000));
+	/* a runs until the shutdown has cancelled b: shutdown waits for it. */
+	ck_assert_int_eq(pthread_create(&opener, NULL, open_gate_when_done, &b), 0);
 	blitz_runtime_free(rt);
+	pthread_join(opener, NULL);
 	ck_assert(blitz_blocking_done(&a));
 	ck_assert_int_eq(a.result, 5);
 	ck_assert_int_eq(blitz_blocking_wait(&b), -ECANCELED);
 	ck_assert_int_eq(atomic_load(&must_not_run_calls), 0);
+	ck_assert_int_eq(atomic_load(&ran[0]), 0);
 }
 END_TEST
 
