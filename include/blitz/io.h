@@ -28,6 +28,9 @@
 #include <blitz/config.h>
 #include <blitz/task.h>
 
+/* statx(2)'s buffer: <sys/stat.h> defines it with _GNU_SOURCE, <linux/stat.h> always. */
+struct statx;
+
 enum blitz_io_opcode {
 	BLITZ_IO_NOP = 0,
 	BLITZ_IO_READ,		/* read(fd, buf, len) at offset off (-1: current) */
