@@ -318,11 +318,60 @@ void blitz_io_prep_poll(struct blitz_io_op *op, int fd, int out)
 	op->dir = out ? 1 : 0;
 }
 
+void blitz_io_prep_openat(struct blitz_io_op *op, int dirfd, const char *path, int flags, unsigned mode)
+{
+	prep(op, BLITZ_IO_OPENAT, dirfd);
+	op->path = path;
+	op->flags = flags;
+	op->mode = mode;
+}
+
+void blitz_io_prep_fsync(struct blitz_io_op *op, int fd, int datasync)
+{
+	prep(op, BLITZ_IO_FSYNC, fd);
+	op->flags = datasync;
+	op->dir = 1;
+}
+
+void blitz_io_prep_statx(struct blitz_io_op *op, int dirfd, const char *path, int flags,
+			 unsigned mask, struct statx *out)
+{
+	prep(op, BLITZ_IO_STATX, dirfd);
+	op->path = path;
+	op->flags = flags;
+	op->len = mask;
+	op->buf = out;
+}
+
+void blitz_io_prep_mkdirat(struct blitz_io_op *op, int dirfd, const char *path, unsigned mode)
+{
+	prep(op, BLITZ_IO_MKDIRAT, dirfd);
+	op->path = path;
+	op->mode = mode;
+}
+
+void blitz_io_prep_renameat(struct blitz_io_op *op, int dirfd, const char *from, const char *to,
+			    int flags)
+{
+	prep(op, BLITZ_IO_RENAMEAT, dirfd);
+	op->path = from;
+	op->path2 = to;
+	op->flags = flags;
+}
+
+void blitz_io_prep_unlinkat(struct blitz_io_op *op, int dirfd, const char *path, int flags)
+{
+	prep(op, BLITZ_IO_UNLINKAT, dirfd);
+	op->path = path;
+	op->flags = flags;
+}
+
 const char *blitz_io_opcode_name(unsigned opcode)
 {
 	static const char *const names[BLITZ_IO_NR_OPCODES] = {
 		"nop", "read", "write", "recv", "send", "accept", "connect",
 		"recvmsg", "sendmsg", "poll_in", "poll_out",
+		"openat", "fsync", "statx", "mkdirat", "renameat", "unlinkat",
 	};
 
 	return opcode < BLITZ_IO_NR_OPCODES ? names[opcode] : "?";

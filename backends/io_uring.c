@@ -98,6 +98,24 @@ static void prep_op(struct io_uring_sqe *sqe, struct blitz_io_op *op)
 	case BLITZ_IO_POLL_OUT:
 		io_uring_prep_poll_add(sqe, op->fd, POLLOUT);
 		break;
+	case BLITZ_IO_OPENAT:
+		io_uring_prep_openat(sqe, op->fd, op->path, op->flags, op->mode);
+		break;
+	case BLITZ_IO_FSYNC:
+		io_uring_prep_fsync(sqe, op->fd, op->flags ? IORING_FSYNC_DATASYNC : 0);
+		break;
+	case BLITZ_IO_STATX:
+		io_uring_prep_statx(sqe, op->fd, op->path, op->flags, (unsigned)op->len, op->buf);
+		break;
+	case BLITZ_IO_MKDIRAT:
+		io_uring_prep_mkdirat(sqe, op->fd, op->path, op->mode);
+		break;
+	case BLITZ_IO_RENAMEAT:
+		io_uring_prep_renameat(sqe, op->fd, op->path, op->fd, op->path2, (unsigned)op->flags);
+		break;
+	case BLITZ_IO_UNLINKAT:
+		io_uring_prep_unlinkat(sqe, op->fd, op->path, op->flags);
+		break;
 	default:
 		io_uring_prep_nop(sqe);
 		break;

@@ -136,6 +136,9 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 	int res;
 
 	*done = true;
+	/* Nothing to wait for: the fs module runs these on the blocking pool. */
+	if (blitz_io_opcode_is_file(op->opcode))
+		return -EOPNOTSUPP;
 	if (!e)
 		return op->fd < 0 ? -EBADF : -ENOMEM;
 	spin_lock(&e->lock);
@@ -157,8 +160,9 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		spin_unlock(&e->lock);
 		/*
 		 * epoll refuses regular files and directories (EPERM): they are
-		 * always ready, so the operation runs now.  (The blocking pool
-		 * will take these once it exists.)
+		 * always ready, so the operation runs now.  The fs module
+		 * (core/fs.c) never comes here: it runs file operations on the
+		 * blocking pool on these backends.
 		 */
 		return res == -EPERM ? io_perform(op) : res;
 	}

@@ -21,6 +21,8 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->budget = BLITZ_BUDGET_PER_TICK;
 	cfg->backend = BLITZ_BACKEND_AUTO;
 	cfg->trace_sample = 1;
+	cfg->max_blocking_threads = CONFIG_MAX_BLOCKING_THREADS;
+	cfg->blocking_idle_ms = BLITZ_BLOCKING_IDLE_MS;
 }
 
 /* parse_uint - a whole decimal number in [lo, hi], nothing else. */
@@ -89,6 +91,20 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "BLITZ_TRACE_SAMPLE=%s: expected N from 1 to 1000000 (trace one task in N)", v);
 		return -EINVAL;
 	}
+	if ((v = getenv("BLITZ_BLOCKING_THREADS")) &&
+	    parse_uint(v, 1, BLITZ_BLOCKING_THREADS_LIMIT, &c.max_blocking_threads)) {
+		snprintf(err, errlen,
+			 "BLITZ_BLOCKING_THREADS=%s: expected a blocking-pool thread cap from 1 to %u",
+			 v, BLITZ_BLOCKING_THREADS_LIMIT);
+		return -EINVAL;
+	}
+	if ((v = getenv("BLITZ_BLOCKING_IDLE_MS")) &&
+	    parse_uint(v, 1, BLITZ_BLOCKING_IDLE_MS_LIMIT, &c.blocking_idle_ms)) {
+		snprintf(err, errlen,
+			 "BLITZ_BLOCKING_IDLE_MS=%s: expected an idle timeout in milliseconds from 1 to %u",
+			 v, BLITZ_BLOCKING_IDLE_MS_LIMIT);
+		return -EINVAL;
+	}
 	if ((v = getenv("BLITZ_BACKEND"))) {
 		if (!strcmp(v, "io_uring"))
 			c.backend = BLITZ_BACKEND_IO_URING;
@@ -125,6 +141,17 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 	}
 	if (cfg->backend > BLITZ_BACKEND_POLL) {
 		snprintf(err, errlen, "backend=%d: BLITZ_BACKEND_AUTO, _IO_URING, _EPOLL or _POLL", cfg->backend);
+		return -EINVAL;
+	}
+	if (cfg->max_blocking_threads > BLITZ_BLOCKING_THREADS_LIMIT) {
+		snprintf(err, errlen, "max_blocking_threads=%u: 0 (default %u) or 1 to %u",
+			 cfg->max_blocking_threads, CONFIG_MAX_BLOCKING_THREADS,
+			 BLITZ_BLOCKING_THREADS_LIMIT);
+		return -EINVAL;
+	}
+	if (cfg->blocking_idle_ms > BLITZ_BLOCKING_IDLE_MS_LIMIT) {
+		snprintf(err, errlen, "blocking_idle_ms=%u: 0 (default %u) or 1 to %u",
+			 cfg->blocking_idle_ms, BLITZ_BLOCKING_IDLE_MS, BLITZ_BLOCKING_IDLE_MS_LIMIT);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

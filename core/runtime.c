@@ -83,6 +83,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	atomic_init(&rt->io_parker, -1);
 	pthread_mutex_init(&rt->start_lock, NULL);
 	runtime_timers_init(rt);
+	blocking_pool_init(&rt->blocking, c.max_blocking_threads, c.blocking_idle_ms);
 	for (unsigned i = 0; i < c.workers; i++)
 		worker_init(&rt->workers[i], rt, i);
 	if (io_driver_init(&rt->io, rt, c.backend, c.backend != BLITZ_BACKEND_AUTO)) {
@@ -286,6 +287,12 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 			pthread_join(rt->workers[i].thread, NULL);
 	}
 	/*
+	 * No worker can queue a blocking job any more: cancel the queued
+	 * ones, wait for the running ones and join the pool's threads.  Their
+	 * completions wake tasks, which are dropped below like any other.
+	 */
+	blocking_pool_shutdown(&rt->blocking);
+	/*
 	 * The workers are gone: the queues (LIFO slots, rings, batch buffers,
 	 * the global queue) hold no references, so forget them; every task
 	 * that has not completed is still on the live list, queued or waiting.
@@ -302,6 +309,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	io_driver_deinit(&rt->io);
 	inject_destroy(&rt->inject);
 	owned_destroy(&rt->owned);
+	blocking_pool_destroy(&rt->blocking);
 	pthread_mutex_destroy(&rt->start_lock);
 	free(rt->workers);
 	free(rt);

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <blitz.h>
+#include "blocking.h"
 #include "idle.h"
 #include "inject.h"
 #include "owned.h"
@@ -27,6 +28,7 @@ struct blitz_runtime {
 	struct blitz_worker *workers;		/* num_workers, cache-line aligned */
 	struct blitz_io io;			/* the I/O driver (backends/) */
 	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
+	struct blocking_pool blocking;		/* core/blocking.c; no thread until a job */
 
 	/*
 	 * Timers (core/timer.c): inserted and cancelled from any thread under

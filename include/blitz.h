@@ -19,5 +19,7 @@
 #include <blitz/time.h>
 #include <blitz/io.h>
 #include <blitz/net.h>
+#include <blitz/blocking.h>
+#include <blitz/fs.h>
 
 #endif /* BLITZ_H */

@@ -32,4 +32,7 @@ provider blitz {
 	probe timer_fire(uint64_t task, uint64_t deadline_ns, uint64_t late_ns);
 	probe sync_wait(int kind, uint64_t prim, uint64_t task);
 	probe sync_wake(int kind, uint64_t prim, uint64_t task, uint64_t wait_ns);
+	probe blocking_spawn(uint64_t job, uint32_t queued, uint32_t threads);
+	probe blocking_start(uint64_t job, uint64_t wait_ns, uint32_t threads);
+	probe blocking_end(uint64_t job, uint64_t run_ns, int64_t result);
 };

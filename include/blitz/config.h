@@ -12,6 +12,8 @@
  *   BLITZ_BUDGET=N                      polls per tick (cooperative budget)
  *   BLITZ_BACKEND=io_uring|epoll|poll   the I/O backend (default: the first that works)
  *   BLITZ_TRACE_SAMPLE=N                task_* probes fire for one task in N (default 1: all)
+ *   BLITZ_BLOCKING_THREADS=N            blocking-pool thread cap (default 512)
+ *   BLITZ_BLOCKING_IDLE_MS=N            a pool thread idle this long exits (default 10000)
  */
 #ifndef BLITZ_CONFIG_H
 #define BLITZ_CONFIG_H
@@ -30,6 +32,11 @@
 #define BLITZ_MAX_GLOBAL_INTERVAL    255
 #define BLITZ_TARGET_GLOBAL_LATENCY_NS 1000000ull
 #define BLITZ_PARK_TIMEOUT_NS        10000000ull
+
+/* The blocking pool (docs/blocking.md). */
+#define BLITZ_BLOCKING_THREADS_LIMIT 32768	/* most threads a cap may allow */
+#define BLITZ_BLOCKING_IDLE_MS       10000	/* seed 001: 10 s idle timeout */
+#define BLITZ_BLOCKING_IDLE_MS_LIMIT 86400000	/* one day */
 
 enum blitz_steal_policy {
 	BLITZ_STEAL_HALF = 0,	/* ceil(n/2), capped at capacity/2 (the seeds) */
@@ -52,6 +59,8 @@ struct blitz_config {
 	unsigned budget;		/* polls per tick, >= 1 */
 	enum blitz_io_backend backend;	/* AUTO by default */
 	unsigned trace_sample;		/* task_* probes for 1 task in N (0, 1: all) */
+	unsigned max_blocking_threads;	/* blocking-pool cap; 0: CONFIG_MAX_BLOCKING_THREADS */
+	unsigned blocking_idle_ms;	/* idle pool thread exits after; 0: 10 s */
 };
 
 /**

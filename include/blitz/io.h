@@ -23,9 +23,13 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <blitz/config.h>
 #include <blitz/task.h>
+
+/* statx(2)'s buffer: <sys/stat.h> defines it with _GNU_SOURCE, <linux/stat.h> always. */
+struct statx;
 
 enum blitz_io_opcode {
 	BLITZ_IO_NOP = 0,
@@ -39,8 +43,24 @@ enum blitz_io_opcode {
 	BLITZ_IO_SENDMSG,	/* sendmsg(fd, msg, flags | MSG_NOSIGNAL) */
 	BLITZ_IO_POLL_IN,	/* wait until readable */
 	BLITZ_IO_POLL_OUT,	/* wait until writable */
+	/*
+	 * File operations: io_uring only (the readiness backends refuse them
+	 * with -EOPNOTSUPP; the fs module runs them on the blocking pool there).
+	 */
+	BLITZ_IO_OPENAT,	/* openat(fd, path, flags, mode) */
+	BLITZ_IO_FSYNC,		/* fsync(fd), fdatasync(fd) with flags IORING_FSYNC_DATASYNC */
+	BLITZ_IO_STATX,		/* statx(fd, path, flags, mask = len, buf) */
+	BLITZ_IO_MKDIRAT,	/* mkdirat(fd, path, mode) */
+	BLITZ_IO_RENAMEAT,	/* renameat2(fd, path, fd, path2, flags) */
+	BLITZ_IO_UNLINKAT,	/* unlinkat(fd, path, flags) */
 	BLITZ_IO_NR_OPCODES
 };
+
+/* blitz_io_opcode_is_file - an opcode only io_uring performs. */
+static inline int blitz_io_opcode_is_file(unsigned opcode)
+{
+	return opcode >= BLITZ_IO_OPENAT && opcode < BLITZ_IO_NR_OPCODES;
+}
 
 struct blitz_io_op {
 	uint8_t opcode;			/* enum blitz_io_opcode */
@@ -53,10 +73,19 @@ struct blitz_io_op {
 	void *buf;
 	size_t len;
 	off_t off;
-	struct sockaddr *addr;		/* accept: out; connect: in */
-	socklen_t *addrlen;		/* accept: in/out */
-	socklen_t addr_in_len;		/* connect */
-	struct msghdr *msg;
+	union {
+		struct {			/* sockets */
+			struct sockaddr *addr;	/* accept: out; connect: in */
+			socklen_t *addrlen;	/* accept: in/out */
+			socklen_t addr_in_len;	/* connect */
+			struct msghdr *msg;
+		};
+		struct {			/* files */
+			const char *path;
+			const char *path2;	/* renameat: the new name */
+			unsigned mode;		/* openat, mkdirat */
+		};
+	};
 	uint64_t submit_ns;
 	struct blitz_waker waker;
 	void *driver;			/* the runtime's driver, set at submission */
@@ -73,6 +102,14 @@ void blitz_io_prep_connect(struct blitz_io_op *op, int fd, const struct sockaddr
 void blitz_io_prep_recvmsg(struct blitz_io_op *op, int fd, struct msghdr *msg, int flags);
 void blitz_io_prep_sendmsg(struct blitz_io_op *op, int fd, const struct msghdr *msg, int flags);
 void blitz_io_prep_poll(struct blitz_io_op *op, int fd, int out);
+void blitz_io_prep_openat(struct blitz_io_op *op, int dirfd, const char *path, int flags, unsigned mode);
+void blitz_io_prep_fsync(struct blitz_io_op *op, int fd, int datasync);
+void blitz_io_prep_statx(struct blitz_io_op *op, int dirfd, const char *path, int flags,
+			 unsigned mask, struct statx *out);
+void blitz_io_prep_mkdirat(struct blitz_io_op *op, int dirfd, const char *path, unsigned mode);
+void blitz_io_prep_renameat(struct blitz_io_op *op, int dirfd, const char *from, const char *to,
+			    int flags);
+void blitz_io_prep_unlinkat(struct blitz_io_op *op, int dirfd, const char *path, int flags);
 
 /**
  * blitz_io_poll - submit @op on the first poll, then wait for it.

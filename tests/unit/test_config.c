@@ -15,6 +15,8 @@ static void clear_env(void)
 	unsetenv("BLITZ_BUDGET");
 	unsetenv("BLITZ_BACKEND");
 	unsetenv("BLITZ_TRACE_SAMPLE");
+	unsetenv("BLITZ_BLOCKING_THREADS");
+	unsetenv("BLITZ_BLOCKING_IDLE_MS");
 }
 
 START_TEST(defaults_are_the_seeds)
@@ -30,6 +32,8 @@ START_TEST(defaults_are_the_seeds)
 	ck_assert_int_eq(c.steal, BLITZ_STEAL_HALF);
 	ck_assert_uint_eq(c.budget, 128);
 	ck_assert_uint_ge(blitz_max_workers(), 256);
+	ck_assert_uint_eq(c.max_blocking_threads, 512);
+	ck_assert_uint_eq(c.blocking_idle_ms, 10000);
 }
 END_TEST
 
@@ -44,6 +48,8 @@ START_TEST(env_values_apply)
 	setenv("BLITZ_GLOBAL_INTERVAL", "31", 1);
 	setenv("BLITZ_STEAL", "one", 1);
 	setenv("BLITZ_BUDGET", "16", 1);
+	setenv("BLITZ_BLOCKING_THREADS", "9", 1);
+	setenv("BLITZ_BLOCKING_IDLE_MS", "250", 1);
 	blitz_config_default(&c);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.workers, 7);
@@ -51,6 +57,8 @@ START_TEST(env_values_apply)
 	ck_assert_uint_eq(c.global_interval, 31);
 	ck_assert_int_eq(c.steal, BLITZ_STEAL_ONE);
 	ck_assert_uint_eq(c.budget, 16);
+	ck_assert_uint_eq(c.max_blocking_threads, 9);
+	ck_assert_uint_eq(c.blocking_idle_ms, 250);
 	setenv("BLITZ_GLOBAL_INTERVAL", "adaptive", 1);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.global_interval, 0);
@@ -71,6 +79,11 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_BUDGET", "", "polls per tick" },
 	{ "BLITZ_BACKEND", "kqueue", "io_uring, epoll, poll or auto" },
 	{ "BLITZ_TRACE_SAMPLE", "0", "one task in N" },
+	{ "BLITZ_BLOCKING_THREADS", "0", "thread cap from 1 to" },
+	{ "BLITZ_BLOCKING_THREADS", "many", "thread cap from 1 to" },
+	{ "BLITZ_BLOCKING_THREADS", "40000", "thread cap from 1 to" },
+	{ "BLITZ_BLOCKING_IDLE_MS", "0", "in milliseconds" },
+	{ "BLITZ_BLOCKING_IDLE_MS", "10s", "in milliseconds" },
 };
 
 START_TEST(bad_values_are_rejected_by_name)
@@ -103,6 +116,10 @@ START_TEST(bad_struct_values_are_rejected)
 	ck_assert_int_eq(errno, EINVAL);
 	blitz_config_default(&c);
 	c.workers = blitz_max_workers() + 1;
+	ck_assert_ptr_null(blitz_runtime_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+	blitz_config_default(&c);
+	c.max_blocking_threads = BLITZ_BLOCKING_THREADS_LIMIT + 1;
 	ck_assert_ptr_null(blitz_runtime_new(&c));
 	ck_assert_int_eq(errno, EINVAL);
 }
