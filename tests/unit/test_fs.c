@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,13 +457,16 @@ static void expect_error(struct blitz_fs_op *op, int err, const char *msg)
 	ck_assert_str_eq(blitz_fs_strerror(op, got, sizeof(got)), msg);
 }
 
-static char *msgf(const char *fmt, const char *a, const char *b)
+static __attribute__((format(printf, 1, 2))) char *msgf(const char *fmt, ...)
 {
 	static char bufs[2][1024];
 	static int n;
 	char *m = bufs[n++ % 2];
+	va_list ap;
 
-	snprintf(m, sizeof(bufs[0]), fmt, a, b);
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(bufs[0]), fmt, ap);
+	va_end(ap);
 	return m;
 }
 
@@ -477,23 +481,23 @@ START_TEST(enoent_everywhere)
 	missing = path("missing");
 	inside = path("missing/x");
 	blitz_fs_prep_open_flags(&op, missing, O_RDONLY, 0);
-	expect_error(&op, ENOENT, msgf("open %s: No such file or directory (ENOENT)", missing, NULL));
+	expect_error(&op, ENOENT, msgf("open %s: No such file or directory (ENOENT)", missing));
 	blitz_fs_prep_stat(&op, missing, &stx);
-	expect_error(&op, ENOENT, msgf("stat %s: No such file or directory (ENOENT)", missing, NULL));
+	expect_error(&op, ENOENT, msgf("stat %s: No such file or directory (ENOENT)", missing));
 	blitz_fs_prep_unlink(&op, missing);
-	expect_error(&op, ENOENT, msgf("unlink %s: No such file or directory (ENOENT)", missing, NULL));
+	expect_error(&op, ENOENT, msgf("unlink %s: No such file or directory (ENOENT)", missing));
 	blitz_fs_prep_rmdir(&op, missing);
-	expect_error(&op, ENOENT, msgf("rmdir %s: No such file or directory (ENOENT)", missing, NULL));
+	expect_error(&op, ENOENT, msgf("rmdir %s: No such file or directory (ENOENT)", missing));
 	blitz_fs_prep_readdir(&op, missing, &d);
-	expect_error(&op, ENOENT, msgf("readdir %s: No such file or directory (ENOENT)", missing, NULL));
+	expect_error(&op, ENOENT, msgf("readdir %s: No such file or directory (ENOENT)", missing));
 	ck_assert_uint_eq(d.count, 0);
 	blitz_fs_prep_read_file(&op, missing);
-	expect_error(&op, ENOENT, msgf("open %s: No such file or directory (ENOENT)", missing, NULL));
+	expect_error(&op, ENOENT, msgf("open %s: No such file or directory (ENOENT)", missing));
 	ck_assert_ptr_null(op.data);
 	blitz_fs_prep_write_file(&op, inside, "x", 1);
-	expect_error(&op, ENOENT, msgf("open %s: No such file or directory (ENOENT)", inside, NULL));
+	expect_error(&op, ENOENT, msgf("open %s: No such file or directory (ENOENT)", inside));
 	blitz_fs_prep_mkdir(&op, inside, 0755);
-	expect_error(&op, ENOENT, msgf("mkdir %s: No such file or directory (ENOENT)", inside, NULL));
+	expect_error(&op, ENOENT, msgf("mkdir %s: No such file or directory (ENOENT)", inside));
 	blitz_fs_prep_rename(&op, missing, inside);
 	expect_error(&op, ENOENT, msgf("rename %s to %s: No such file or directory (ENOENT)",
 				       missing, inside));
@@ -510,12 +514,12 @@ START_TEST(eisdir_enospc_ebadf)
 
 	SETUP_OR_SKIP();
 	blitz_fs_prep_read_file(&op, dir);
-	expect_error(&op, EISDIR, msgf("read %s: Is a directory (EISDIR)", dir, NULL));
+	expect_error(&op, EISDIR, msgf("read %s: Is a directory (EISDIR)", dir));
 	ck_assert_ptr_null(op.data);
 	blitz_fs_prep_open_flags(&op, dir, O_WRONLY, 0);
-	expect_error(&op, EISDIR, msgf("open %s: Is a directory (EISDIR)", dir, NULL));
+	expect_error(&op, EISDIR, msgf("open %s: Is a directory (EISDIR)", dir));
 	blitz_fs_prep_write_file(&op, dir, "x", 1);
-	expect_error(&op, EISDIR, msgf("open %s: Is a directory (EISDIR)", dir, NULL));
+	expect_error(&op, EISDIR, msgf("open %s: Is a directory (EISDIR)", dir));
 	/* /dev/full: every write fails with ENOSPC. */
 	if (access("/dev/full", W_OK) == 0) {
 		blitz_fs_prep_write_file(&op, "/dev/full", data, sizeof(data));
@@ -570,11 +574,11 @@ START_TEST(eacces)
 		SKIP("permission checks do not apply to this user (capabilities?)");
 	}
 	blitz_fs_prep_read_file(&op, inner);
-	expect_error(&op, EACCES, msgf("open %s: Permission denied (EACCES)", inner, NULL));
+	expect_error(&op, EACCES, msgf("open %s: Permission denied (EACCES)", inner));
 	blitz_fs_prep_unlink(&op, inner);
-	expect_error(&op, EACCES, msgf("unlink %s: Permission denied (EACCES)", inner, NULL));
+	expect_error(&op, EACCES, msgf("unlink %s: Permission denied (EACCES)", inner));
 	blitz_fs_prep_write_file(&op, path("locked/new"), "x", 1);
-	expect_error(&op, EACCES, msgf("open %s: Permission denied (EACCES)", path("locked/new"), NULL));
+	expect_error(&op, EACCES, msgf("open %s: Permission denied (EACCES)", path("locked/new")));
 	if (root)
 		ck_assert_int_eq(seteuid(0), 0);
 	ck_assert_int_eq(chmod(locked, 0700), 0);
