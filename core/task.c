@@ -399,14 +399,20 @@ enum blitz_poll blitz_join_poll(struct blitz_task *t, struct blitz_cx *cx)
 	}
 }
 
+/*
+ * blitz_task_cancel - a completed task keeps its result: the flag is set only
+ * while the task is not COMPLETE (a CAS, so a completion that lands first
+ * wins and blitz_task_cancelled()/blitz_join() report the result, not
+ * -ECANCELED).  acq_rel: the flag is seen by the poller's transitions.
+ */
 void blitz_task_cancel(struct blitz_task *t)
 {
-	/* acq_rel: the flag is seen by the poller's transitions. */
-	uint64_t prev = atomic_fetch_or_explicit(&t->state, TASK_CANCELLED,
-						 memory_order_acq_rel);
+	uint64_t s = task_state_load(t);
 
-	if (task_lifecycle(prev) == TASK_COMPLETE || (prev & TASK_CANCELLED))
-		return;
+	do {
+		if (task_lifecycle(s) == TASK_COMPLETE || (s & TASK_CANCELLED))
+			return;
+	} while (!task_cas(t, &s, s | TASK_CANCELLED));
 	/* Idle: queue it so a worker drops it; running: it is requeued after poll. */
 	task_wake_by_ref(t);
 }

@@ -144,6 +144,20 @@ START_TEST(cancel_during_final_poll_is_not_a_cancellation)
 }
 END_TEST
 
+START_TEST(cancel_after_completion_keeps_the_result)
+{
+	struct blitz_task *t = new_task();
+
+	task_transition_to_running(t);
+	task_finish(t, -1, 0);
+	blitz_task_cancel(t);			/* too late: it has its result */
+	ck_assert_uint_eq(life(t), TASK_COMPLETE);
+	ck_assert(!blitz_task_cancelled(t));
+	ck_assert(!(atomic_load(&t->state) & TASK_CANCELLED));
+	blitz_task_release(t);
+}
+END_TEST
+
 START_TEST(cancel_respects_shield)
 {
 	struct blitz_task *t = new_task();
@@ -218,6 +232,7 @@ static Suite *task_suite(void)
 	tcase_add_test(tc, complete_ignores_wakes);
 	tcase_add_test(tc, cancel_respects_shield);
 	tcase_add_test(tc, cancel_during_final_poll_is_not_a_cancellation);
+	tcase_add_test(tc, cancel_after_completion_keeps_the_result);
 	tcase_add_test(tc, waker_refs);
 	tcase_add_test(tc, state_word_layout);
 	suite_add_tcase(s, tc);
