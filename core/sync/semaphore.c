@@ -4,22 +4,33 @@
  * the base of Mutex (one permit) and RwLock (BLITZ_RWLOCK_MAX_READERS).
  *
  * Anti-starvation, as in the seed and Tokio's batch semaphore:
- *  - release() always takes the lock and looks at the queue;
  *  - permits go straight to queued waiters, head first: the head takes what
  *    there is (w->want counts what it still misses), and only permits that
  *    no waiter needs are added to the available count;
  *  - a task about to queue takes the lock before its last look at the
  *    available count, so permits cannot slip past it between that look and
  *    its insertion into the queue.
- * Invariant (I): whenever the queue is not empty, permits == 0.  Permits are
- * only ever added under the lock with the queue empty, and a waiter queues
- * (under the lock) only after taking every available permit.  Hence the
- * lock-free try_acquire() cannot barge: it sees 0 while anyone waits.
+ *
+ * The permits word holds the available count in bits 0-30 and WAITERS in
+ * bit 31 (BLITZ_SEMAPHORE_MAX_PERMITS is 2^31 - 1, so the bit is free).
+ * WAITERS is set, under the lock, by the CAS with which a task that has to
+ * queue takes the last permits (take_available), and cleared, under the
+ * lock, by the CAS that adds permits once the queue is empty
+ * (add_available).  Hence:
+ *  (I) whenever the queue is not empty, WAITERS is set and the count is 0;
+ *  (W) while WAITERS is set only lock holders write the word: try_acquire()
+ *      fails on it and release() takes the lock.
+ * With the bit clear the queue is empty, so release() adds its permits with
+ * one CAS and no lock (the fast path; Tokio's release always locks); a task
+ * that queues later sees them in its take_available under the lock.  With
+ * the bit set, release() takes the lock and hands the permits to the queue.
+ * And the lock-free try_acquire() cannot barge: it fails while anyone waits.
  */
 #include <stdlib.h>
 #include "semaphore.h"
 
 #define PERMITS(s) ((_Atomic uint32_t *)&(s)->permits)
+#define WAITERS (1u << 31)	/* in the permits word: the queue is not empty */
 
 void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum sync_kind kind)
 {
@@ -37,7 +48,8 @@ void blitz_semaphore_init(struct blitz_semaphore *s, uint32_t permits)
 uint32_t blitz_semaphore_available(const struct blitz_semaphore *s)
 {
 	/* Relaxed: a snapshot. */
-	return atomic_load_explicit(PERMITS((struct blitz_semaphore *)s), memory_order_relaxed);
+	return atomic_load_explicit(PERMITS((struct blitz_semaphore *)s), memory_order_relaxed) &
+	       ~WAITERS;
 }
 
 uint32_t blitz_semaphore_queued(const struct blitz_semaphore *s)
@@ -50,8 +62,8 @@ bool blitz_semaphore_try_acquire(struct blitz_semaphore *s, uint32_t n)
 	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
 
 	do {
-		if (cur < n)
-			return false;
+		if ((cur & WAITERS) || cur < n)
+			return false;	/* queued tasks come first (I) */
 		/*
 		 * Acquire on success: pairs with the release that added these
 		 * permits (add_available), so the critical section sees what
@@ -66,48 +78,75 @@ bool blitz_semaphore_try_acquire(struct blitz_semaphore *s, uint32_t n)
 
 /*
  * take_available - under the lock, take up to @n of the available permits
- * (lock-free try_acquire()s may take some concurrently; nobody adds any
- * while we hold the lock).  Return: how many were taken.
+ * (lock-free try_acquire()s and release()s may change the count meanwhile,
+ * as long as WAITERS is clear).  If that is not all @n, the caller queues:
+ * the same CAS sets WAITERS, so that from then on releases take the lock
+ * and find the caller queued.  Return: how many were taken.
  */
 static uint32_t take_available(struct blitz_semaphore *s, uint32_t n)
 {
 	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
-	uint32_t take;
+	uint32_t take, next;
 
 	do {
+		if (cur & WAITERS)
+			return 0;	/* others queued: the count is 0 (I) */
 		take = cur < n ? cur : n;
-		if (take == 0)
-			return 0;
-		/* Acquire: as in try_acquire. */
-	} while (!atomic_compare_exchange_weak_explicit(PERMITS(s), &cur, cur - take,
+		next = take < n ? WAITERS : cur - take;
+		/*
+		 * Acquire: as in try_acquire (pairs with the release of the
+		 * permits taken).  Relaxed on failure: nothing was taken.
+		 */
+	} while (!atomic_compare_exchange_weak_explicit(PERMITS(s), &cur, next,
 							memory_order_acquire,
 							memory_order_relaxed));
 	return take;
 }
 
-/* add_available - under the lock with the queue empty (invariant I). */
+/* add_checked - @cur's count plus @n, WAITERS clear; aborts past the maximum. */
+static uint32_t add_checked(uint32_t cur, uint32_t n)
+{
+	uint64_t sum = (uint64_t)(cur & ~WAITERS) + n;
+
+	if (sum > BLITZ_SEMAPHORE_MAX_PERMITS)
+		abort();	/* released more than was ever acquired */
+	return (uint32_t)sum;
+}
+
+/*
+ * add_available - under the lock with the queue empty: add @n (may be 0)
+ * and clear WAITERS, which ends (W): the lock-free paths may run again.
+ */
 static void add_available(struct blitz_semaphore *s, uint32_t n)
 {
-	/*
-	 * Release: publishes the releaser's critical section to the task that
-	 * takes these permits (try_acquire / take_available acquire them).
-	 */
-	uint32_t prev = atomic_fetch_add_explicit(PERMITS(s), n, memory_order_release);
+	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
+	uint32_t next;
 
-	if (prev + (uint64_t)n > BLITZ_SEMAPHORE_MAX_PERMITS)
-		abort();	/* released more than was ever acquired */
+	do {
+		next = add_checked(cur, n);
+		if (next == cur)
+			return;		/* nothing to add, WAITERS already clear */
+		/*
+		 * Release: publishes the releaser's critical section to the
+		 * task that takes these permits (try_acquire / take_available
+		 * acquire them).  Relaxed on failure: retried.
+		 */
+	} while (!atomic_compare_exchange_weak_explicit(PERMITS(s), &cur, next,
+							memory_order_release,
+							memory_order_relaxed));
 }
 
 /*
  * assign - under the lock: give @n permits to the queued waiters, head
  * first, granting each that has all it asked for; the rest becomes
- * available.  Drops and retakes the lock to wake full batches.
+ * available, and once the queue is empty WAITERS is cleared (even with
+ * nothing left to add).  Drops and retakes the lock to wake full batches.
  */
 static void assign(struct blitz_semaphore *s, uint32_t n, struct wake_batch *b)
 {
 	struct blitz_waiter *w;
 
-	while (n) {
+	for (;;) {
 		uint32_t take;
 
 		w = s->q.head;
@@ -115,6 +154,8 @@ static void assign(struct blitz_semaphore *s, uint32_t n, struct wake_batch *b)
 			add_available(s, n);
 			return;
 		}
+		if (!n)
+			return;
 		if (w->want <= n && batch_full(b)) {
 			/* The n permits are ours meanwhile: nobody can take them. */
 			wq_relock(&s->q, b);
@@ -128,14 +169,40 @@ static void assign(struct blitz_semaphore *s, uint32_t n, struct wake_batch *b)
 	}
 }
 
+/*
+ * release_fast - add @n without the lock if nobody is queued (WAITERS
+ * clear).  Return: false if someone is, and the lock must be taken.
+ */
+static bool release_fast(struct blitz_semaphore *s, uint32_t n)
+{
+	/* Relaxed: a guess; the CAS decides. */
+	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
+
+	do {
+		if (cur & WAITERS)
+			return false;
+		/*
+		 * Release: publishes our critical section to the task that
+		 * takes these permits with an acquire CAS.  A task that queues
+		 * after this CAS sees the permits in its take_available(); one
+		 * that queued before set WAITERS, so this CAS fails (the word
+		 * changed) and the retry sees the bit.  Relaxed on failure.
+		 */
+	} while (!atomic_compare_exchange_weak_explicit(PERMITS(s), &cur, add_checked(cur, n),
+							memory_order_release,
+							memory_order_relaxed));
+	return true;
+}
+
 void blitz_semaphore_release(struct blitz_semaphore *s, uint32_t n)
 {
 	struct wake_batch b;
 
-	if (n == 0)
+	if (n == 0 || release_fast(s, n))
 		return;
 	batch_init(&b, s);
 	wq_lock(&s->q);
+	/* Under the lock: the WAITERS setter's unlock made its node visible. */
 	assign(s, n, &b);
 	wq_unlock(&s->q);
 	batch_wake(&b);
@@ -216,8 +283,8 @@ void blitz_semaphore_waiter_cancel(struct blitz_semaphore *s, struct blitz_waite
 		give = w->asked;	/* granted, never seen: all go back */
 	}
 	waiter_set_state(w, W_IDLE);
-	if (give)
-		assign(s, give, &b);
+	/* Even with nothing to give: if @w was the last waiter, WAITERS goes. */
+	assign(s, give, &b);
 	wq_unlock(&s->q);
 	batch_wake(&b);
 	blitz_waker_drop(&old);
