@@ -32,22 +32,13 @@ void blitz_oncecell_init(struct blitz_oncecell *c)
 
 enum blitz_oncecell_state blitz_oncecell_state(const struct blitz_oncecell *c)
 {
-	/* Relaxed: a snapshot; blitz_oncecell_get() is the reader's acquire. */
+	/* Relaxed: a snapshot; blitz_oncecell_get() (sync.h) is the reader's acquire. */
 	return atomic_load_explicit(CSTATE((struct blitz_oncecell *)c), memory_order_relaxed);
 }
 
 uint32_t blitz_oncecell_queued(const struct blitz_oncecell *c)
 {
 	return wq_len(&c->q);
-}
-
-bool blitz_oncecell_get(struct blitz_oncecell *c, void **out)
-{
-	/* Acquire: pairs with publish()'s release; the value is complete. */
-	if (atomic_load_explicit(CSTATE(c), memory_order_acquire) != BLITZ_ONCECELL_INITIALIZED)
-		return false;
-	*out = c->value;
-	return true;
 }
 
 /* wake_all - take the lock and grant every waiter queued now. */
