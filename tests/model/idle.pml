@@ -1,96 +1,103 @@
 /*
- * idle.pml -- Promela model of blitz's idle protocol: searching workers,
- * "the last searcher must notify", the parked bitmap, the park sequence
- * with transitioning_to_park, and the futex park state.  Checked by spin;
- * tests/model/run runs it in several configurations, README.md explains.
+ * idle.pml -- Promela model of blitz's idle protocol as core/ implements
+ * it: searching workers, "the last searcher must notify", the parked
+ * bitmap, the park sequence with transitioning_to_park and its final
+ * check, the futex park word.  Checked by spin; tests/model/run runs it in
+ * several configurations, README.md maps it onto the C code.
  *
- * C code it follows (names as in core/):
- *   core/idle.c    num_searching, num_parked, the parked bitmap;
- *                  idle_try_become_searcher, idle_transition_from_searching,
- *                  idle_notify_parked
- *   core/worker.c  the run loop: LIFO slot, own ring, inject queue, steal
- *                  (searchers only), final inject check, park sequence
- *   core/park.c    futex word UNPARKED=0 / PARKED=1 / NOTIFIED=2
- *   core/inject.c  the injection queue (mutex + list + atomic len)
- *   core/queue.c   the rings; here a ring is a task count and a steal
- *                  takes ceil(half) in two steps (claim, copy + release);
- *                  ring.pml checks the ring itself
+ * Names follow the C code:
+ *   core/idle.c     num_searching, num_parked, parked_bits (parked[0]);
+ *                   idle_try_become_searcher, idle_transition_from_searching,
+ *                   idle_set_parked, idle_unset_parked, idle_claim_parked
+ *   core/runtime.c  runtime_notify_parked, runtime_notify_parked_local,
+ *                   runtime_has_work (the final check)
+ *   core/worker.c   find_work (LIFO slot, ring, inject, steal_work, inject),
+ *                   end_searching, worker_schedule_local with
+ *                   should_notify_others, worker_park
+ *   core/park.c     futex word UNPARKED=0 / PARKED=1 / NOTIFIED=2
+ *   core/queue.c    a ring is a task count here; a steal takes ceil(half)
+ *                   in two steps (claim; copy + release); ring.pml checks
+ *                   the ring itself
  *
  * Tasks are counted, not named (spawned, executed).  Each C atomic
- * operation (load, store, fetch_add, fetch_or, fetch_and, CAS, swap,
- * futex_wait's check-and-sleep) is one Promela step, and a worker's own
- * LIFO slot and transitioning_to_park flag are its local variables (only
- * its own thread touches them).  Sequential consistency is assumed.
+ * operation (load, store, fetch_add, fetch_or, fetch_and, CAS, exchange,
+ * futex_wait's check-and-sleep) is one Promela step; a worker's LIFO slot
+ * and transitioning_to_park are its locals (only its own thread touches
+ * them).  Sequential consistency is assumed (README.md).
  *
  * Who enqueues:
- *   producer   code outside any worker: inject_push + idle_notify_parked
- *   a worker   a wake that runs on worker W (a task W runs wakes another,
- *              or a timer / I/O poll in W's park sequence): into W's LIFO
- *              slot, evicting the old task to W's ring -- unless W's
- *              transitioning_to_park is set: then inject + notify.
+ *   producer   a thread outside the runtime: runtime_schedule, i.e.
+ *              inject_push + runtime_notify_parked
+ *   a worker   worker_schedule_local, a wake that runs on worker W: while
+ *              W runs a task, at the start of W's tick (timers, I/O reap:
+ *              W may be a searcher then), or in W's sleep (sleep_in_io: an
+ *              I/O completion ends the sleep).  Into W's LIFO slot,
+ *              evicting the old task to W's ring and then notifying if
+ *              should_notify_others -- unless transitioning_to_park is
+ *              set: then inject_push + runtime_notify_parked.
  *
- * Knobs (spin -DNAME=VALUE -a idle.pml); defaults are the main check:
- *   NW=3              workers (at most 8: the bitmap is a byte)
+ * Knobs (spin -DNAME=VALUE -a idle.pml); the defaults model core/:
+ *   NW=3              workers (2..8: the bitmap is a byte)
  *   START_PARKED=2    workers NW-START_PARKED..NW-1 start asleep in
- *                     futex_wait (an idle runtime); the others start at
- *                     the top of the run loop
- *   INIT_RING=2       tasks already in worker 0's ring at the start (a
- *                     backlog that searchers can steal)
- *   NEXT=1            tasks the outside producer enqueues
+ *                     futex_wait; the others at the top of the run loop
+ *   INIT_RING=2       tasks in worker 0's ring at the start (stealable)
+ *   NEXT=1            tasks the outside producers enqueue
+ *   NPROD=1           outside producer threads (they share the NEXT tasks)
  *   NLOCAL=1          wakes that run on worker threads
- *   MAX_TIMEOUTS=0    10 ms park timeouts that may fire in one run: 0 for
- *                     the lost-wakeup check (it must not rely on them),
- *                     1 to let one timeout perturb the protocol first,
- *                     255 for unlimited (safety checks only)
- *   RECHECK_ALWAYS=0  1: every parking worker re-checks the queues, not
- *                     only the last searcher
- *   TRY_CAS=0         idle_try_become_searcher is load, check, fetch_add
- *                     (seed 000); 1: a CAS loop (one atomic step)
- *   SEARCH_MAX=255    assert num_searching (+ claims in flight) <= this
+ *   MAX_TIMEOUTS=0    10 ms park timeouts that may fire (255: unlimited).
+ *                     The lost-wakeup check never relies on them: it
+ *                     fires as soon as everybody sleeps, timeouts left or not
+ *   SEARCH_MAX        bound asserted on num_searching; default (NW+1)/2,
+ *                     what idle_try_become_searcher's 2*n >= NW test gives
  *   HANG=0            1: one task may run forever (a long poll): its worker
- *                     never comes back.  The no-lost-wakeup check then
- *                     demands that the other workers run every queued task
- *                     (except one sitting in the hung worker's LIFO slot):
- *                     no task waits behind a busy worker while others sleep
- *   RECHECK_NOTIFY=0  1: when the last searcher's re-check finds work, it
- *                     calls idle_notify_parked and parks (Tokio) instead of
- *                     clearing its own bit and running the work itself
- *   EVICT_NOTIFY=0    1: evicting the LIFO slot's old task to the ring
- *                     calls idle_notify_parked (Tokio)
- *   LIVENESS          drop the quiescence checker, add the LTL formula
- *                     all_run (check with pan -a -f: weak fairness)
+ *                     never comes back.  Then the no-lost-wakeup check
+ *                     demands that the others run every queued task except
+ *                     one in the hung worker's LIFO slot
  *
- * Bug variants and checks that must fail:
- *   BUG_IGNORE_TRANSITIONING  a wake on W goes to W's LIFO slot even while
- *                             W is parking
- *   BUG_NO_FINAL_CHECK        the last searcher parks without re-checking
- *   BUG_RESERVE_FIRST         idle_notify_parked counts the new searcher
- *                             (num_searching++) before it claims a bit, and
- *                             takes it back if nobody is parked
- *   BUG_BIT_BEFORE_COUNT      the parking worker sets its bit before
- *                             num_parked++ (a notifier's num_parked-- can
- *                             come first: num_parked underflows)
- *   CHECK_NO_UNDERFLOW        asserts num_searching never drops below the
- *                             true count -- false for the protocol as
- *                             specified (see README.md)
- *   HANG=1 (alone), HANG=1 + RECHECK_NOTIFY=1 + NLOCAL=2: the protocol as
- *                             specified lets a queued task wait behind a
- *                             busy worker (README.md, findings 1 and 2)
+ * The protocol as seeds 000/001 specify it, where core/ differs:
+ *   SPEC_CLAIM        notify claims a bit first, then num_searching++
+ *                     (core/: CAS num_searching 0 -> 1 first, then claim,
+ *                     give the unit back if no bit; and num_parked == 0 is
+ *                     an early exit)
+ *   SPEC_RECHECK      only the last searcher re-checks before sleeping
+ *                     (core/: every parker, runtime_has_work)
+ *   SPEC_TRY          idle_try_become_searcher is load, test, fetch_add
+ *                     (core/: a CAS loop)
+ *   SPEC_EVICT        evicting the LIFO slot notifies nobody (core/:
+ *                     should_notify_others + runtime_notify_parked_local)
+ *   SPEC_COUNT_FIRST  idle_set_parked does num_parked++ before setting
+ *                     the bit (core/: bit first)
+ *   WAKE_BEFORE_SLEEP a wake may run on a parking worker after its final
+ *                     check and before its futex_wait, with no sleep
+ *                     ending after it (core/ has no such wake today:
+ *                     only sleep_in_io's reap, which ends the sleep)
+ * Proposed fixes:
+ *   FIX_RELEASE       idle_claim_parked, giving back a unit it reserved
+ *                     but could not use, does what any last searcher does:
+ *                     if it was the last, it looks at every queue and, if
+ *                     it finds work, notifies again (README.md, finding 5)
+ *   RECHECK_NOTIFY    a parker whose final check finds work notifies (as
+ *                     Tokio) instead of running the work itself
+ * Deliberate bugs (each check must find a counterexample):
+ *   BUG_IGNORE_TRANSITIONING  a wake on a parking worker uses the LIFO slot
+ *   BUG_NO_FINAL_CHECK        nobody re-checks the queues before sleeping
+ *   BUG_NO_GIVE_BACK          idle_claim_parked keeps its unit when it
+ *                             finds no bit (num_searching leaks)
+ * Assertions that the spec variants break (findings, README.md):
+ *   CHECK_NO_UNDERFLOW  num_searching never lags the units handed out
+ *   CHECK_NUM_PARKED    num_parked never wraps below zero
  *
  * Properties:
- *   - no lost wakeup: once nothing in the system can move (every worker
- *     asleep in futex_wait, the producer done, no timeout left), every task
- *     created has been taken by a worker, and the idle state is back to
- *     "all parked, nobody searching" (the checker process, which uses
- *     Promela's timeout); with LIVENESS: <>[] (spawned == executed) under
- *     weak fairness, which also excludes livelocks;
- *   - a worker only gives back a searcher unit it holds, and num_searching
- *     only lags the true count while a notifier is between its claim and
- *     its num_searching++ (ghost units[], owed);
- *   - a worker is counted as a searcher twice only inside its parking
- *     window (parked bit set, own searcher unit not yet dropped);
- *   - num_parked never underflows;
- *   - a worker never runs a task with transitioning_to_park set.
+ *   - no lost wakeup: whenever every (non-hung) worker sleeps in
+ *     futex_wait and the producer is done, every task created has been
+ *     taken by a worker and the idle state reads "all parked, nobody
+ *     searching" (checker process); with LIVENESS: <>[] all tasks taken,
+ *     under weak fairness;
+ *   - num_searching counts exactly the units handed out (searchers, plus
+ *     a notifier's reservation) and never underflows; a worker holds two
+ *     units only inside its parking window; num_searching <= SEARCH_MAX;
+ *   - a worker never runs a task with transitioning_to_park set, and its
+ *     LIFO slot is empty when it starts to park.
  */
 
 #ifndef NW
@@ -99,30 +106,20 @@
 #ifndef NEXT
 #define NEXT 1
 #endif
+#ifndef NPROD
+#define NPROD 1
+#endif
 #ifndef NLOCAL
 #define NLOCAL 1
 #endif
 #ifndef MAX_TIMEOUTS
 #define MAX_TIMEOUTS 0
 #endif
-#ifndef RECHECK_ALWAYS
-#define RECHECK_ALWAYS 0
-#endif
-#ifndef TRY_CAS
-#define TRY_CAS 0
-#endif
-#ifdef BUG_BIT_BEFORE_COUNT
-#define COUNT_FIRST 0
-#else
-#define COUNT_FIRST 1
-#endif
-#ifdef CHECK_NO_UNDERFLOW
-#define SLACK 0                 /* num_searching itself must stay > 0 */
-#else
-#define SLACK (owed > 0)        /* it may lag while a notifier is in between */
-#endif
 #ifndef INIT_RING
 #define INIT_RING 2
+#endif
+#ifndef START_PARKED
+#define START_PARKED 2
 #endif
 #ifndef HANG
 #define HANG 0
@@ -130,14 +127,8 @@
 #ifndef RECHECK_NOTIFY
 #define RECHECK_NOTIFY 0
 #endif
-#ifndef EVICT_NOTIFY
-#define EVICT_NOTIFY 0
-#endif
-#ifndef START_PARKED
-#define START_PARKED 2
-#endif
 #ifndef SEARCH_MAX
-#define SEARCH_MAX 255
+#define SEARCH_MAX ((NW + 1) / 2)
 #endif
 
 #define UNPARKED 0
@@ -155,260 +146,391 @@
 /* shared state of the runtime */
 byte inject_len;             /* inject.c: atomic len of the injection queue */
 byte ring[NW];               /* queue.c: tasks in each worker's ring */
-bool stealing[NW];           /* a steal from ring[w] is between claim and release */
+bool stealing[NW];           /* steal != real: a steal is between claim and release */
 byte futex[NW];              /* park.c: UNPARKED / PARKED / NOTIFIED */
 bool sleeping[NW];           /* blocked in futex_wait (kernel side) */
 byte num_searching;          /* idle.c */
-byte num_parked;             /* idle.c */
-byte parked_bits;            /* idle.c: bit w set = worker w parked */
+byte num_parked;             /* idle.c (a u32 in C: both wrap) */
+byte parked_bits;            /* idle.c: parked[0], bit w = worker w parked */
 
 /* ghost state */
 byte units[NW];              /* searcher units held by (or for) worker w */
-byte owed;                   /* notifiers between claim and num_searching++ */
-bool pwin[NW];               /* w set its parked bit while still a searcher
-                                and has not dropped that unit yet */
+byte reserved;               /* units a notifier holds, not yet given to a worker */
+byte owed;                   /* SPEC_CLAIM: claimed, num_searching++ pending */
+byte np_owed;                /* parkers between fetch_or(bit) and num_parked++ */
+bool pwin[NW];               /* w set its bit while a searcher and has not
+                                dropped that unit yet */
+byte nsleep;                 /* workers with sleeping[] set */
 byte spawned;                /* tasks created */
 byte executed;               /* tasks taken by a worker to run */
 byte local_left = NLOCAL;
 byte ext_left = NEXT;
 byte timeouts_left = MAX_TIMEOUTS;
+byte prod_done;              /* producers finished */
 #if HANG
 byte hang_left = 1;
 bool stuck;                  /* the hung worker's LIFO slot holds a task */
 #define STUCK stuck
+#define NHUNG (1 - hang_left)
 #else
 #define STUCK 0
+#define NHUNG 0
 #endif
 
-/*
- * Searchers, counting the ones a notifier has claimed but not yet added
- * to num_searching.  As a wrapping integer num_searching + owed equals the
- * number of searcher units handed out; num_searching alone can be one
- * below that, and even wrap below zero, while a notifier is in between.
- */
+/* units handed out == num_searching (+ SPEC_CLAIM's pending increments) */
 #define NSEARCH    ((num_searching + owed) & 255)
 #define SEARCH_OK  (NSEARCH <= SEARCH_MAX)
+#ifdef CHECK_NO_UNDERFLOW
+#define NS_SLACK 0
+#else
+#define NS_SLACK (owed > 0)  /* SPEC_CLAIM: num_searching may lag meanwhile */
+#endif
 
-/* ------------------------------------------------------------- idle.c */
+/* a worker w receives a unit: counted twice only inside its parking window */
+#define GIVE_UNIT(w) \
+	units[w]++; \
+	assert(units[w] == 1 || (units[w] == 2 && pwin[w]))
+
+/* num_searching-- by a unit holder: never below the units handed out */
+#define DROP_UNIT(w) \
+	assert(units[w] > 0 && (num_searching > 0 || NS_SLACK)); \
+	num_searching--; \
+	units[w]--
+
+/* ---------------------------------------------------------- idle.c */
 
 /*
- * idle_notify_parked(): after a task was enqueued, and by the last
- * searcher when it finds work.  If nobody searches, claim one parked
- * worker (lowest set bit, CAS on the bitmap), num_parked--,
- * num_searching++, unpark it.  Uses the caller's locals bits, v, claimed.
+ * idle_claim_parked(): sets v to the claimed worker, NW if none.
+ * core/: load(num_parked) == 0: none; CAS(num_searching, 0, 1) or none;
+ * load(parked); CAS the lowest bit off, retrying on the value the failed
+ * CAS returns; num_parked--; no bit left: give the unit back.
  */
-inline idle_notify_parked()
+inline idle_claim_parked()
 {
-	if
-	:: num_searching != 0 -> skip                   /* load: a searcher exists */
-	:: else ->
-#ifdef BUG_RESERVE_FIRST
-		/* "fix" the underflow by counting the searcher before the claim */
-		d_step { num_searching++; assert(SEARCH_OK) };
-#endif
+	v = NW;
+#ifdef SPEC_CLAIM
+	/* claim a bit first; SPEC_CLAIM: num_searching++ after the claim */
+	d_step { bits = parked_bits };                  /* load(parked) */
+	do
+	:: bits == 0 -> break
+	:: d_step {                                     /* CAS(parked, bits, bits & ~lowest) */
+		bits != 0 ->
+		v = 0;
 		do
-		:: d_step {                             /* load(parked); ctz */
-			bits = parked_bits;
-			v = 0;
-			do
-			:: v < NW && !(bits & BIT(v)) -> v++
-			:: else -> break
-			od
-		   };
-		   if
-		   :: bits == 0 -> break                /* nobody parked */
-		   :: d_step {                          /* CAS(parked, bits, bits & ~BIT(v)) */
-				bits != 0 && parked_bits == bits ->
-				parked_bits = bits & ~BIT(v);
-				units[v]++;             /* v searches from now on */
-				/* counted twice only inside its parking window */
-				assert(units[v] == 1 || (units[v] == 2 && pwin[v]));
-#ifndef BUG_RESERVE_FIRST
-				owed++;                 /* ... num_searching++ follows */
-#endif
-				assert(SEARCH_OK);
-				claimed = 1;
-				bits = 0
-		      };
-		      break
-		   :: d_step { bits != 0 && parked_bits != bits -> bits = 0 }  /* CAS failed */
-		   fi
+		:: v < NW && !(bits & BIT(v)) -> v++
+		:: else -> break
 		od;
 		if
-		:: d_step { claimed -> assert(num_parked > 0); num_parked-- };
-#ifndef BUG_RESERVE_FIRST
-			d_step { num_searching++; owed-- };
+		:: parked_bits == bits ->
+			parked_bits = bits & ~BIT(v);
+			GIVE_UNIT(v);
+			owed++;                 /* num_searching++ follows */
+			assert(SEARCH_OK);
+			bits = 0
+		:: else ->
+			bits = parked_bits;
+			v = NW
+		fi
+	   }
+	od;
+	if
+	:: v < NW ->
+		d_step {                                /* fetch_sub(num_parked) */
+#ifdef CHECK_NUM_PARKED
+			assert(num_parked > 0);
 #endif
-			/* park.c unpark(v): swap(futex, NOTIFIED); futex_wake if it was PARKED */
+			num_parked--
+		};
+		d_step { num_searching++; owed-- }      /* fetch_add(num_searching) */
+	:: else
+	fi
+#else
+	if
+	:: num_parked == 0 -> skip                      /* load(num_parked) */
+	:: else ->
+		if
+		:: d_step {                             /* CAS(num_searching, 0, 1) */
+			num_searching == 0 ->
+			num_searching = 1;
+			reserved++;
+			assert(SEARCH_OK)
+		   };
+			d_step { bits = parked_bits };  /* load(parked[0]) */
+			do
+			:: bits == 0 -> break
+			:: d_step {                     /* CAS(parked, word, word & ~bit) */
+				bits != 0 ->
+				v = 0;
+				do
+				:: v < NW && !(bits & BIT(v)) -> v++
+				:: else -> break
+				od;
+				if
+				:: parked_bits == bits ->
+					parked_bits = bits & ~BIT(v);
+					reserved--;
+					GIVE_UNIT(v);
+					bits = 0
+				:: else ->
+					bits = parked_bits;  /* CAS failure: word = actual */
+					v = NW
+				fi
+			   }
+			od;
 			if
-			:: d_step { futex[v] == PARKED -> futex[v] = NOTIFIED; claimed = 0 };
-			   d_step { sleeping[v] = 0; v = 0 }    /* futex_wake(1) */
-			:: d_step { futex[v] != PARKED -> futex[v] = NOTIFIED; claimed = 0; v = 0 }
-			fi
-		:: d_step {
-			!claimed -> bits = 0; v = 0
-#ifdef BUG_RESERVE_FIRST
-			/* nobody to wake: give the reserved unit back */
-			; assert(num_searching > 0); num_searching--
+			:: v < NW ->
+				d_step {                /* fetch_sub(num_parked) */
+#ifdef CHECK_NUM_PARKED
+					assert(num_parked > 0);
 #endif
-		   }
+					num_parked--
+				}
+#ifndef BUG_NO_GIVE_BACK
+			:: else ->                      /* nobody to wake: give it back */
+				d_step {
+					assert(reserved > 0 && num_searching > 0);
+					old = (num_searching == 1);
+					num_searching--;
+					reserved--
+				};
+#ifdef FIX_RELEASE
+				/*
+				 * The unit was a searcher that producers relied on:
+				 * the last one leaving looks at every queue
+				 * (runtime_has_work) and notifies again if it finds work.
+				 */
+				if
+				:: old ->
+					if
+					:: inject_len > 0 -> v = NW + 1
+					:: else ->
+						old = 0;
+						do
+						:: old < NW && ring[old] > 0 -> v = NW + 1; break
+						:: old < NW && ring[old] == 0 -> old++
+						:: old == NW -> break
+						od
+					fi
+				:: else
+				fi;
+#endif
+				old = 0
+#else
+			:: else
+#endif
+			fi
+		:: num_searching != 0 -> skip           /* CAS failed: somebody searches */
+		fi
+	fi
+#endif
+}
+
+/*
+ * runtime_notify_parked(): after a task was queued (seq_cst fence), and by
+ * the last searcher when it found work.  Uses the caller's bits, v, old.
+ */
+inline runtime_notify_parked()
+{
+	do
+	:: num_searching != 0 -> break                  /* idle_searching() */
+	:: else ->
+		idle_claim_parked();
+		if
+		:: v > NW -> skip                       /* FIX_RELEASE: again */
+		:: v == NW -> break
+		:: v < NW ->
+			/* park_unpark(v): exchange(futex, NOTIFIED); wake if PARKED */
+			d_step { old = futex[v]; futex[v] = NOTIFIED };
+			if
+			:: old == PARKED ->
+				d_step {                /* futex_wake(1) */
+					if
+					:: sleeping[v] -> sleeping[v] = 0; nsleep--
+					:: else
+					fi
+				}
+			:: else
+			fi;
+			break
+		fi
+	od;
+	atomic { v = 0; bits = 0; old = 0 }
+}
+
+/* runtime_notify_parked_local(): relaxed pre-checks, then the real thing */
+inline runtime_notify_parked_local()
+{
+	if
+	:: num_searching != 0 -> skip
+	:: else ->
+		if
+		:: num_parked == 0 -> skip
+		:: else -> runtime_notify_parked()
 		fi
 	fi
 }
 
+/* ------------------------------------------------------- worker.c */
+
 /*
- * A wake that runs on worker `me' (a task it runs wakes another, or a
- * timer / I/O poll in its park sequence): into the LIFO slot, evicting
- * the old task to the ring -- unless `me' is parking, then into the
- * inject queue with a notification.  At most NLOCAL of these happen.
+ * worker_schedule_local(): a wake running on worker `me' (at most NLOCAL
+ * in all; `true' = none here).  With transitioning_to_park: inject_push +
+ * runtime_notify_parked.  Else the LIFO slot; an evicted occupant goes to
+ * the ring, and should_notify_others (not searching, LIFO + ring > 1)
+ * calls runtime_notify_parked_local.
  */
-inline maybe_wake_here()
+inline worker_schedule_local()
 {
 #if NLOCAL > 0
 	if
 	:: d_step {
 		local_left > 0 && USE_LIFO && !lifo ->
-		local_left--;
-		spawned++;
-		lifo = 1
+		local_left--; spawned++; lifo = 1       /* no prev: nothing to notify */
 	   }
 	:: d_step {
 		local_left > 0 && USE_LIFO && lifo ->
-		local_left--;
-		spawned++;
-		ring[me]++                              /* evict to the ring */
-	   }
-#if EVICT_NOTIFY
-	   ; idle_notify_parked()                   /* stealable work appeared */
+		local_left--; spawned++; ring[me]++     /* push_ring(prev) */
+	   };
+#ifndef SPEC_EVICT
+	   if                                       /* should_notify_others */
+	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
+	   :: else
+	   fi
 #endif
 	:: d_step {
 		local_left > 0 && !USE_LIFO ->
-		local_left--;
-		spawned++;
-		inject_len++                            /* inject_push */
+		local_left--; spawned++; inject_len++   /* inject_push */
 	   };
-	   idle_notify_parked()
-	:: true                                         /* no wake here */
+	   runtime_notify_parked()
+	:: true
 	fi
 #else
 	skip
 #endif
 }
 
-/* --------------------------------------------------------- worker.c */
-
 proctype worker(byte me; bool parked)
 {
 	bool lifo;              /* LIFO slot: only its owner touches it */
-	bool transitioning;     /* transitioning_to_park: read by its owner's wakes */
-	bool searching, last, claimed;
-	byte bits, v, i, hand;
+	bool transitioning;     /* transitioning_to_park: owner only */
+	bool searching, last;
+	byte bits, v, old, i, start, hand;
 
 	if
-	:: parked -> transitioning = 1; goto end_sleep   /* asleep from the start */
+	:: parked -> transitioning = 1; goto end_sleep  /* asleep from the start */
 	:: else
 	fi;
 top:
-	/* 1, 2: LIFO slot, else queue_pop of the own ring */
+	/* worker_tick: timers and a non-blocking I/O reap, maybe as a searcher */
+	if
+	:: searching -> worker_schedule_local()
+	:: else
+	fi;
+	/* find_work: LIFO slot, own ring */
 	if
 	:: lifo -> lifo = 0; d_step { executed++ }; goto run_task
 	:: d_step { !lifo && ring[me] > 0 -> ring[me]--; executed++ }; goto run_task
 	:: else
 	fi;
-	/* 3: inject queue */
+	/* global_fetch (the model takes one task of the batch) */
 	if
 	:: d_step { inject_len > 0 -> inject_len--; executed++ }; goto run_task
 	:: else
 	fi;
-	/* 4: idle_try_become_searcher: refuse if 2 * num_searching >= NW */
+	/* steal_work: idle_try_become_searcher refuses if 2 * n >= NW */
 	if
 	:: searching
-#if TRY_CAS
-	/* a CAS loop linearizes at its successful CAS: one atomic step */
+#ifdef SPEC_TRY
+	:: !searching && 2 * num_searching >= NW -> skip    /* load: refused */
+	:: !searching && 2 * num_searching < NW ->          /* load: admitted */
+		d_step {                                    /* fetch_add */
+			num_searching++; GIVE_UNIT(me); searching = 1; assert(SEARCH_OK)
+		}
+#else
+	/* the CAS loop linearizes at its successful CAS: one step */
 	:: d_step { !searching && 2 * num_searching >= NW -> skip }
 	:: d_step {
 		!searching && 2 * num_searching < NW ->
-		num_searching++; units[me]++; searching = 1; assert(SEARCH_OK)
+		num_searching++; GIVE_UNIT(me); searching = 1; assert(SEARCH_OK)
 	   }
-#else
-	:: !searching && 2 * num_searching >= NW -> skip   /* load: refused */
-	:: !searching && 2 * num_searching < NW ->         /* load: admitted */
-		d_step {                                    /* fetch_add */
-			num_searching++; units[me]++; searching = 1; assert(SEARCH_OK)
-		}
 #endif
 	fi;
-	/* 5: searchers steal half of another worker's ring */
 	if
 	:: searching ->
-		i = 1;
+		/* victims from a random start, each once: claim ceil(half) */
+		start = 1;
 		do
-		:: i < NW ->
+		:: start < NW - 1 -> start++
+		:: break
+		od;
+		i = 0;
+		do
+		:: i < NW - 1 ->
+			v = (me + 1 + (start + i) % (NW - 1)) % NW;
 			if
-			:: d_step {             /* phase 1: claim ceil(half) */
-				ring[(me + i) % NW] > 0 && !stealing[(me + i) % NW] ->
-				v = (me + i) % NW;
+			:: d_step {             /* steal_claim: CAS {s, r} -> {s, r + n} */
+				ring[v] > 0 && !stealing[v] ->
 				hand = ring[v] - ring[v] / 2;
 				ring[v] = ring[v] - hand;
-				stealing[v] = 1;
-				i = 0
+				stealing[v] = 1
 			   };
-			   /* phases 2, 3: copy into own ring (run one), release */
-			   d_step {
+			   d_step {             /* copy, steal_release, own tail */
 				ring[me] = ring[me] + hand - 1;
-				hand = 0;
 				executed++;
 				stealing[v] = 0;
-				v = 0
+				hand = 0; v = 0; i = 0; start = 0
 			   };
 			   goto run_task
-			:: else -> i++
+			:: else -> i++          /* empty or STEAL_FAIL_BUSY */
 			fi
-		:: else -> i = 0; break
+		:: else -> d_step { i = 0; v = 0; start = 0 }; break
 		od
 	:: else
 	fi;
-	/* 6: final inject check */
+	/* global_fetch once more */
 	if
 	:: d_step { inject_len > 0 -> inject_len--; executed++ }; goto run_task
 	:: else
 	fi;
 
-	/* 7: park sequence: set transitioning_to_park, flush the LIFO slot */
+	/* worker_park: transitioning_to_park, lifo_flush (the slot is empty) */
 	transitioning = 1;
-	if
-	:: lifo -> d_step { lifo = 0; ring[me]++ }
-	:: else
-	fi;
-	maybe_wake_here();
-#if COUNT_FIRST
+	assert(!lifo && ring[me] == 0);
+#ifdef WAKE_BEFORE_SLEEP
+	worker_schedule_local();
+#endif
+	/* idle_set_parked */
+#ifdef SPEC_COUNT_FIRST
 	num_parked++;                                       /* fetch_add */
-	d_step { parked_bits = parked_bits | BIT(me); pwin[me] = searching }  /* fetch_or */
+	d_step { parked_bits = parked_bits | BIT(me); pwin[me] = searching }
 #else
-	d_step { parked_bits = parked_bits | BIT(me); pwin[me] = searching }  /* fetch_or */
-	num_parked++;                                       /* fetch_add */
+	d_step {                                            /* fetch_or */
+		parked_bits = parked_bits | BIT(me); pwin[me] = searching; np_owed++
+	};
+	d_step { num_parked++; np_owed-- };                 /* fetch_add */
 #endif
 	if
-	:: d_step {
-		searching ->                                /* fetch_sub */
-		assert(units[me] > 0 && (num_searching > 0 || SLACK));
+	:: d_step {                                         /* fetch_sub */
+		searching ->
 		last = (num_searching == 1);
-		num_searching--;
-		units[me]--;
+		DROP_UNIT(me);
 		pwin[me] = 0;
 		searching = 0
 	   }
 	:: else
 	fi;
 #ifndef BUG_NO_FINAL_CHECK
+	/* runtime_has_work: the inject queue, then every ring */
+#ifdef SPEC_RECHECK
 	if
-	:: last || RECHECK_ALWAYS ->
-		/* re-check the inject queue and every ring before sleeping */
+	:: last ->
+#endif
 		last = 0;
 		if
 		:: inject_len > 0 -> goto found_work
 		:: else
 		fi;
+		i = 0;
 		do
 		:: i < NW ->
 			if
@@ -417,93 +539,105 @@ top:
 			fi
 		:: else -> i = 0; break
 		od
+#ifdef SPEC_RECHECK
 	:: else
 	fi;
+#endif
 #endif
 	goto sleep;
 
 found_work:
 #if RECHECK_NOTIFY
-	/*
-	 * Tokio's way: wake a parked worker as a searcher (it may be this
-	 * one: its bit is set), then park; a self-notification makes park()
-	 * return at once.
-	 */
-	idle_notify_parked();
+	/* Tokio: wake a parked worker as a searcher (maybe us), then park */
+	runtime_notify_parked();
 #else
-	/* as specified: un-park ourselves (not as a searcher) and run it */
+	/* core/: idle_unset_parked and run it ourselves */
 	goto unpark_self;
 #endif
 
 sleep:
 	last = 0;
-	maybe_wake_here();
-	/* park.c park(): CAS(UNPARKED -> PARKED), futex_wait(PARKED, 10 ms) */
+	/* park_wait: CAS(UNPARKED -> PARKED), futex_wait(PARKED, 10 ms) */
 	if
 	:: d_step { futex[me] == UNPARKED -> futex[me] = PARKED };
-		d_step {                        /* futex_wait: sleep only if PARKED */
+		d_step {
 			if
-			:: futex[me] == PARKED -> sleeping[me] = 1
+			:: futex[me] == PARKED -> sleeping[me] = 1; nsleep++
 			:: else
 			fi
 		};
 end_sleep:
 		if
-		:: d_step { !sleeping[me] -> futex[me] = UNPARKED }   /* woken */
-		:: d_step {                                           /* 10 ms timeout */
+		:: !sleeping[me]                                /* woken */
+		:: d_step {                                     /* 10 ms timeout */
 			sleeping[me] && timeouts_left > 0 ->
-			sleeping[me] = 0;
+			sleeping[me] = 0; nsleep--;
 			if
 			:: timeouts_left < 255 -> timeouts_left--
 			:: else
 			fi
+		   }
+#if NLOCAL > 0
+		:: d_step {                                     /* sleep_in_io: a completion */
+			sleeping[me] && local_left > 0 ->
+			sleeping[me] = 0; nsleep--;
+			local_left--; spawned++;
+			if
+			:: USE_LIFO -> lifo = 1
+			:: else -> inject_len++                 /* inject_push */
+			fi
 		   };
-		   futex[me] = UNPARKED                               /* store */
-		fi
-	:: d_step { futex[me] != UNPARKED -> futex[me] = UNPARKED } /* NOTIFIED */
+		   if
+		   :: !USE_LIFO -> runtime_notify_parked()
+		   :: else
+		   fi
+#endif
+		fi;
+		futex[me] = UNPARKED                            /* exchange */
+	:: d_step { futex[me] != UNPARKED -> futex[me] = UNPARKED }  /* NOTIFIED */
 	fi;
 
 unpark_self:
-	/*
-	 * Woken, timed out, or found work in the re-check: clear our bit if
-	 * it is still set (fetch_and).  Already clear: a notifier claimed us
-	 * and made us a searcher.
-	 */
+	/* idle_unset_parked: fetch_and; bit already clear: claimed, a searcher */
 	atomic {
 		bits = parked_bits;
 		parked_bits = bits & ~BIT(me);
 		searching = !(bits & BIT(me));
-		bits = 0;
-		transitioning = 0
+		bits = 0
 	};
 	if
-	:: d_step { !searching -> assert(num_parked > 0); num_parked-- }
-	:: searching
+	:: !searching ->
+		d_step {                                        /* fetch_sub */
+#ifdef CHECK_NUM_PARKED
+			assert(num_parked > 0);
+#endif
+			num_parked--
+		}
+	:: else
 	fi;
+	transitioning = 0;
 	goto top;
 
 run_task:
-	/* idle_transition_from_searching: the last searcher notifies */
+	/* end_searching(w, true): the last searcher notifies */
+	assert(!transitioning);
 	if
 	:: d_step {
 		searching ->
-		assert(units[me] > 0 && (num_searching > 0 || SLACK));
-		assert(!transitioning);
 		last = (num_searching == 1);
-		num_searching--;
-		units[me]--;
+		DROP_UNIT(me);
 		searching = 0
 	   };
 	   if
-	   :: last -> last = 0; idle_notify_parked()
+	   :: last -> last = 0; runtime_notify_parked()
 	   :: else
 	   fi
-	:: else -> assert(!transitioning)
+	:: else
 	fi;
-	/* the task may wake other tasks: those wakes run on this worker */
-	maybe_wake_here();
+	/* the task may wake others: those wakes run on this worker */
+	worker_schedule_local();
 #if NLOCAL > 1
-	maybe_wake_here();      /* a second one evicts the first to the ring */
+	worker_schedule_local();        /* a second one evicts the first */
 #endif
 #if HANG
 	/* the task may run "forever" (a long poll): this worker is gone */
@@ -516,25 +650,24 @@ end_hung:	false
 	goto top
 }
 
-/* ------------------------------------------------------- outside world */
+/* ----------------------------------------------------- outside world */
 
 proctype producer()
 {
-	bool claimed;
-	byte bits, v;
+	byte bits, v, old;
 
 	do
 	:: d_step { ext_left > 0 -> ext_left--; spawned++; inject_len++ };  /* inject_push */
-	   idle_notify_parked()
+	   runtime_notify_parked()
 	:: else -> break
-	od
+	od;
+	prod_done++
 }
 
 init
 {
 	byte w;
 
-	/* workers NW - START_PARKED .. NW - 1 start asleep in futex_wait */
 	atomic {
 		ring[0] = INIT_RING;
 		spawned = INIT_RING;
@@ -546,28 +679,32 @@ init
 			num_parked++;
 			futex[w] = PARKED;
 			sleeping[w] = 1;
+			nsleep++;
 			run worker(w, 1);
 			w++
 		:: else -> w = 0; break
 		od;
-		run producer()
+		do
+		:: w < NPROD -> run producer(); w++
+		:: else -> w = 0; break
+		od
 	}
 }
 
-/*
- * No lost wakeup: once nothing in the system can move any more (every
- * worker asleep in futex_wait, the producer done, no timeout left to
- * fire), every task that was created has been taken by a worker, and the
- * idle state is consistent.
- */
 #ifndef LIVENESS
+/*
+ * No lost wakeup: as soon as every worker that is not hung sleeps and the
+ * producer is done, every task created has been taken by a worker and the
+ * idle state is at rest.  A timeout or an I/O completion might still come:
+ * the check does not wait for it.
+ */
 active proctype checker()
 {
-	timeout ->
-	d_step {
+	atomic {
+		prod_done == NPROD && nsleep + NHUNG == NW ->
 		assert(spawned == executed + STUCK);
 		assert(inject_len == 0);
-		assert(HANG || (num_searching == 0 && owed == 0));
+		assert(HANG || (num_searching == 0 && reserved == 0 && owed == 0));
 		assert(HANG || (num_parked == NW && parked_bits == ALL))
 	}
 }
