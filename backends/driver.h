@@ -36,6 +36,8 @@ struct io_backend {
 	void (*cancel)(struct blitz_io *io, struct blitz_io_op *op);
 	/* Make a reap() that blocks return soon. */
 	void (*wake)(struct blitz_io *io);
+	/* Hand operations submit() only queued to the kernel (NULL: none). */
+	void (*flush)(struct blitz_io *io);
 	/* Cancel every operation in flight (shutdown). */
 	void (*cancel_all)(struct blitz_io *io);
 };
@@ -60,5 +62,12 @@ int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns);
 void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result);
 int io_perform(struct blitz_io_op *op);
 int io_parse_backend(const char *name, enum blitz_io_backend *out);
+
+/* io_driver_flush - start what this thread submitted but the backend queued. */
+static inline void io_driver_flush(struct blitz_io *io)
+{
+	if (io->backend->flush)
+		io->backend->flush(io);
+}
 
 #endif

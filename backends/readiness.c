@@ -126,8 +126,16 @@ void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir)
 
 /*
  * readiness_submit - try @op at once; if it would block, queue it behind the
- * others of its side, make sure the backend watches @fd (arm), and run the
- * list once more (readiness may have come between the try and the queueing).
+ * others of its side and make sure the backend watches @fd (arm).
+ *
+ * No second try after queueing: the try and the append are one critical
+ * section under the fd's lock, so readiness that comes after the try
+ * produces an event (epoll: the socket's wake-up puts the item on the
+ * ready list, and an item newly added by arm is put there at once if the
+ * descriptor is already ready; poll: level-triggered, and arm wakes the
+ * reaper to add the descriptor), and the reaper's run of the list takes
+ * the same lock, so it sees the queued op.  An op queued behind others
+ * (no try) waits for the event the head waits for.
  */
 int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op,
 		     bool *done, int (*arm)(struct blitz_io *io, int fd))
@@ -167,7 +175,6 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		return res == -EPERM ? io_perform(op) : res;
 	}
 	*done = false;
-	readiness_run(io, e, op->dir);
 	return 0;
 }
 

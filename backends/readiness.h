@@ -7,8 +7,9 @@
  *   run_list(fd, dir): under the fd's lock, perform the waiting operations
  *   in order until one gets EAGAIN; complete the others after unlocking.
  *
- * A submission appends to its list and then runs the list; a readiness
- * event runs the list.  Because both happen under the fd's lock and every
+ * A submission tries the operation and, if it would block, appends it to
+ * its list (one critical section); a readiness event runs the list.
+ * Because both happen under the fd's lock and every
  * readiness change after an EAGAIN produces an event, no wakeup is lost.
  */
 #ifndef BLITZ_BACKENDS_READINESS_H

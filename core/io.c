@@ -6,6 +6,7 @@
 #include <errno.h>
 #include "runtime.h"
 #include "task.h"
+#include "worker.h"
 
 bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker);
 
@@ -19,7 +20,12 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)
 		return BLITZ_READY;
 	if (s == IO_OP_PENDING)
 		return BLITZ_PENDING;	/* our waker is registered */
-	return io_submit_op(&rt->io, op, blitz_cx_waker(cx)) ? BLITZ_READY : BLITZ_PENDING;
+	if (io_submit_op(&rt->io, op, blitz_cx_waker(cx)))
+		return BLITZ_READY;
+	/* Workers flush at the end of their tick; anyone else now. */
+	if (!current_worker)
+		io_driver_flush(&rt->io);
+	return BLITZ_PENDING;
 }
 
 void blitz_io_cancel(struct blitz_io_op *op)

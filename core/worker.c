@@ -532,6 +532,9 @@ static void worker_tick(struct blitz_worker *w)
 		w->polls_since_global++;
 		tasks_run++;
 	}
+	/* I/O: start what the polls submitted, in one go. */
+	if (tasks_run)
+		io_driver_flush(&w->rt->io);
 	if (w->budget == 0) {
 		stat_inc(w, budget_exhausted);
 		BLITZ_BUDGET_EXHAUSTED((int)w->index, w->tick);
