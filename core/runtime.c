@@ -103,6 +103,10 @@ void runtime_start(struct blitz_runtime *rt)
 		return;
 	pthread_mutex_lock(&rt->start_lock);
 	if (!atomic_load_explicit(&rt->started, memory_order_relaxed)) {
+		sigset_t old;
+
+		/* Workers never take an asynchronous signal (blitz/signal.h). */
+		runtime_block_signals(&old);
 		for (unsigned i = 0; i < rt->num_workers; i++) {
 			if (pthread_create(&rt->workers[i].thread, NULL, worker_main,
 					   &rt->workers[i])) {
@@ -110,6 +114,7 @@ void runtime_start(struct blitz_runtime *rt)
 				abort();
 			}
 		}
+		runtime_restore_signals(&old);
 		atomic_store_explicit(&rt->started, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&rt->start_lock);

@@ -4,6 +4,7 @@
 #define BLITZ_CORE_RUNTIME_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <blitz.h>
 #include "blocking.h"
@@ -42,6 +43,9 @@ struct blitz_runtime {
 };
 
 void runtime_start(struct blitz_runtime *rt);
+/* core/signal.c: around the creation of every runtime thread. */
+void runtime_block_signals(sigset_t *old);
+void runtime_restore_signals(const sigset_t *old);
 void runtime_notify_parked(struct blitz_runtime *rt, int waker);
 void runtime_notify_parked_local(struct blitz_runtime *rt, int waker);
 bool runtime_has_work(struct blitz_runtime *rt);

@@ -21,5 +21,7 @@
 #include <blitz/net.h>
 #include <blitz/blocking.h>
 #include <blitz/fs.h>
+#include <blitz/pipe.h>
+#include <blitz/signal.h>
 
 #endif /* BLITZ_H */
