@@ -23,5 +23,6 @@
 #include <blitz/fs.h>
 #include <blitz/pipe.h>
 #include <blitz/signal.h>
+#include <blitz/process.h>
 
 #endif /* BLITZ_H */
