@@ -96,15 +96,44 @@ static bool io_uring_thread(const char *tid)
 }
 
 /*
+ * A thread being created starts with every signal blocked (glibc's
+ * pthread_create) and sets its real mask in its first instructions: wait
+ * until no thread blocks SIGSEGV any more.
+ */
+static void wait_threads_started(void)
+{
+	for (int tries = 0; tries < 2000; tries++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+		bool starting = false;
+
+		ck_assert_ptr_nonnull(d);
+		while ((e = readdir(d))) {
+			unsigned long long m;
+
+			if (e->d_name[0] != '.' && !io_uring_thread(e->d_name) &&
+			    thread_sigblk(e->d_name, &m) && (m & (1ULL << (SIGSEGV - 1))))
+				starting = true;
+		}
+		closedir(d);
+		if (!starting)
+			return;
+		usleep(1000);
+	}
+}
+
+/*
  * Every thread but the main one (and io_uring's kernel threads, which take
  * no signal at all) blocks every signal of @sigs; returns how many threads.
  */
 static int check_other_threads_block(const int *sigs, unsigned n)
 {
-	DIR *d = opendir("/proc/self/task");
+	DIR *d;
 	struct dirent *e;
 	int threads = 0;
 
+	wait_threads_started();
+	d = opendir("/proc/self/task");
 	ck_assert_ptr_nonnull(d);
 	while ((e = readdir(d))) {
 		unsigned long long m;
