@@ -82,6 +82,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	atomic_init(&rt->external_spawned, 0);
 	atomic_init(&rt->io_parker, -1);
 	pthread_mutex_init(&rt->start_lock, NULL);
+	blitz_cancel_token_init(&rt->shutdown_token);
 	runtime_timers_init(rt);
 	blocking_pool_init(&rt->blocking, c.max_blocking_threads, c.blocking_idle_ms);
 	for (unsigned i = 0; i < c.workers; i++)
@@ -316,6 +317,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	owned_destroy(&rt->owned);
 	blocking_pool_destroy(&rt->blocking);
 	pthread_mutex_destroy(&rt->start_lock);
+	blitz_cancel_token_destroy(&rt->shutdown_token);	/* no task is left to wait on it */
 	free(rt->workers);
 	free(rt);
 }

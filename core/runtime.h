@@ -30,6 +30,7 @@ struct blitz_runtime {
 	struct blitz_io io;			/* the I/O driver (backends/) */
 	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
 	struct blocking_pool blocking;		/* core/blocking.c; no thread until a job */
+	struct blitz_cancel_token shutdown_token;	/* core/shutdown.c */
 
 	/*
 	 * Timers (core/timer.c): inserted and cancelled from any thread under

@@ -24,5 +24,6 @@
 #include <blitz/pipe.h>
 #include <blitz/signal.h>
 #include <blitz/process.h>
+#include <blitz/shutdown.h>
 
 #endif /* BLITZ_H */
