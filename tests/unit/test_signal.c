@@ -79,8 +79,8 @@ static bool thread_sigblk(const char *tid, unsigned long long *mask)
 	return found;
 }
 
-/* Is @tid one of io_uring's kernel worker threads (iou-wrk-*, iou-sqp-*)? */
-static bool io_uring_thread(const char *tid)
+/* Is @tid one of the runtime's threads (named blitz-worker<N>, blitz-blocking)? */
+static bool runtime_thread(const char *tid)
 {
 	char path[300], comm[32] = "";
 	FILE *f;
@@ -92,64 +92,54 @@ static bool io_uring_thread(const char *tid)
 	if (!fgets(comm, sizeof(comm), f))
 		comm[0] = 0;
 	fclose(f);
-	return !strncmp(comm, "iou-", 4);
+	return !strncmp(comm, "blitz-worker", 12) || !strncmp(comm, "blitz-blocking", 14);
 }
 
 /*
- * A thread being created starts with every signal blocked (glibc's
- * pthread_create) and sets its real mask in its first instructions: wait
- * until no thread blocks SIGSEGV any more.
+ * The runtime's threads, once @expected of them have named themselves
+ * (after glibc gave them their real mask), block every signal of @sigs
+ * and not SIGSEGV.  Other threads (main, a sanitizer's, io_uring's) are
+ * not looked at.  Returns how many runtime threads there are.
  */
-static void wait_threads_started(void)
+static int check_runtime_threads_block(const int *sigs, unsigned n, int expected)
 {
-	for (int tries = 0; tries < 2000; tries++) {
+	int threads = 0;
+
+	for (int tries = 0; tries < 5000 && threads < expected; tries++) {
 		DIR *d = opendir("/proc/self/task");
 		struct dirent *e;
-		bool starting = false;
 
 		ck_assert_ptr_nonnull(d);
+		threads = 0;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.' && runtime_thread(e->d_name))
+				threads++;
+		closedir(d);
+		if (threads < expected)
+			usleep(1000);
+	}
+	{
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		ck_assert_ptr_nonnull(d);
+		threads = 0;
 		while ((e = readdir(d))) {
 			unsigned long long m;
 
-			if (e->d_name[0] != '.' && !io_uring_thread(e->d_name) &&
-			    thread_sigblk(e->d_name, &m) && (m & (1ULL << (SIGSEGV - 1))))
-				starting = true;
+			if (e->d_name[0] == '.' || !runtime_thread(e->d_name) ||
+			    !thread_sigblk(e->d_name, &m))
+				continue;
+			threads++;
+			for (unsigned i = 0; i < n; i++)
+				ck_assert_msg(m & (1ULL << (sigs[i] - 1)),
+					      "thread %s does not block signal %d (SigBlk %llx)",
+					      e->d_name, sigs[i], m);
+			ck_assert_msg(!(m & (1ULL << (SIGSEGV - 1))), "thread %s blocks SIGSEGV",
+				      e->d_name);
 		}
 		closedir(d);
-		if (!starting)
-			return;
-		usleep(1000);
 	}
-}
-
-/*
- * Every thread but the main one (and io_uring's kernel threads, which take
- * no signal at all) blocks every signal of @sigs; returns how many threads.
- */
-static int check_other_threads_block(const int *sigs, unsigned n)
-{
-	DIR *d;
-	struct dirent *e;
-	int threads = 0;
-
-	wait_threads_started();
-	d = opendir("/proc/self/task");
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d))) {
-		unsigned long long m;
-
-		if (e->d_name[0] == '.' || atoi(e->d_name) == getpid() || io_uring_thread(e->d_name))
-			continue;
-		if (!thread_sigblk(e->d_name, &m))
-			continue;
-		threads++;
-		for (unsigned i = 0; i < n; i++)
-			ck_assert_msg(m & (1ULL << (sigs[i] - 1)),
-				      "thread %s does not block signal %d (SigBlk %llx)",
-				      e->d_name, sigs[i], m);
-		ck_assert_msg(!(m & (1ULL << (SIGSEGV - 1))), "thread %s blocks SIGSEGV", e->d_name);
-	}
-	closedir(d);
 	return threads;
 }
 
@@ -223,7 +213,7 @@ START_TEST(signals_reach_the_stream_not_the_threads)
 	t = blitz_spawn(rt, &sigrecv_vt, &s, sizeof(s));
 	ck_assert_ptr_nonnull(t);
 	usleep(20000);		/* the receiver waits, the workers sleep */
-	ck_assert_int_eq(check_other_threads_block(sent, n), 2);
+	ck_assert_int_eq(check_runtime_threads_block(sent, n, 2), 2);
 	/* One at a time: standard signals pending together would merge. */
 	for (unsigned i = 0; i < n; i++) {
 		ck_assert_int_eq(kill(getpid(), sent[i]), 0);
@@ -275,16 +265,29 @@ START_TEST(realtime_signals_queue)
 }
 END_TEST
 
-/* Without any help from main(), the runtime's threads block the asynchronous signals. */
+static int64_t nothing(void *arg)
+{
+	(void)arg;
+	return 7;
+}
+
+/*
+ * Without any help from main(), the runtime's threads (two workers and a
+ * blocking-pool thread) block the asynchronous signals.
+ */
 START_TEST(runtime_threads_block_async_signals)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCHLD, SIGPIPE,
 				    SIGALRM, SIGQUIT, SIGWINCH };
 	struct blitz_runtime *rt = rt_on(1);
 	struct sigrecv s = { .want = 0 };
+	struct blitz_blocking job;
 
 	ck_assert_int_eq(blitz_block_on(rt, &sigrecv_vt, &s, sizeof(s)), 0);
-	ck_assert_int_eq(check_other_threads_block(sigs, sizeof(sigs) / sizeof(sigs[0])), 2);
+	blitz_blocking_init(&job, nothing, NULL);
+	ck_assert_int_eq(blitz_spawn_blocking(rt, &job), 0);
+	ck_assert_int_eq(blitz_blocking_wait(&job), 7);
+	ck_assert_int_eq(check_runtime_threads_block(sigs, sizeof(sigs) / sizeof(sigs[0]), 3), 3);
 	blitz_runtime_free(rt);
 }
 END_TEST
