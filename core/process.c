@@ -112,10 +112,11 @@ int blitz_process_spawn(const struct blitz_command *cmd, struct blitz_process **
 	if (cmd->cwd) {
 		struct stat st;
 
-		if (stat(cmd->cwd, &st) || !S_ISDIR(st.st_mode)) {
-			r = errno ? errno : ENOTDIR;
-			if (!stat(cmd->cwd, &st) && !S_ISDIR(st.st_mode))
-				r = ENOTDIR;
+		if (stat(cmd->cwd, &st))
+			r = errno;
+		else if (!S_ISDIR(st.st_mode))
+			r = ENOTDIR;
+		if (r) {
 			set_err(err, errlen, "working directory", cmd->cwd, r);
 			return -r;
 		}

@@ -29,8 +29,13 @@ enum blitz_poll blitz_pipe_write_poll(struct blitz_xfer *x, int fd, const void *
 
 /**
  * blitz_pipe_write_all_poll - write all @len bytes; result @len or -errno
- * (-EPIPE when the reader has gone: the workers block SIGPIPE, see
- * blitz/signal.h, so a broken pipe is an error code, never a signal).
+ * (-EPIPE when the reader has gone).
+ *
+ * A write to a pipe whose reader has gone also raises SIGPIPE in the thread
+ * that performs it.  The runtime's threads block it (blitz/signal.h), so on
+ * a worker it is only -EPIPE; a program whose own threads run tasks (a
+ * blitz_join() caller helps by running queued tasks) should ignore SIGPIPE
+ * or block it there.
  */
 enum blitz_poll blitz_pipe_write_all_poll(struct blitz_xfer *x, int fd, const void *buf,
 					  size_t len, struct blitz_cx *cx);
