@@ -242,7 +242,7 @@ static int process_reap(struct blitz_process *p, bool block)
 			p->status.signal = si.si_code == CLD_EXITED ? 0 : si.si_status;
 			p->status.core_dumped = si.si_code == CLD_DUMPED;
 			BLITZ_PROCESS_EXIT(p->pid, p->status.code, p->status.signal,
-					   clock_now_ns() - p->start_ns);
+					   BLITZ_PROCESS_EXIT_ENABLED() ? clock_now_ns() - p->start_ns : 0);
 			/* Release: a lock-free reader's acquire load sees the status. */
 			atomic_store_explicit(&p->reaped, true, memory_order_release);
 		}
