@@ -146,12 +146,15 @@ static void *pool_thread(void *arg);
 static int start_thread(struct blocking_pool *pool)
 {
 	struct blocking_thread *t = calloc(1, sizeof(*t));
+	sigset_t old;
 	int err;
 
 	if (!t)
 		return -ENOMEM;
 	t->pool = pool;
+	runtime_block_signals(&old);	/* no asynchronous signal in the pool (blitz/signal.h) */
 	err = pthread_create(&t->id, NULL, pool_thread, t);
+	runtime_restore_signals(&old);
 	if (err) {
 		free(t);
 		return -err;

@@ -58,6 +58,35 @@ void owned_remove(struct blitz_owned *o, struct blitz_task *t)
 	spin_unlock(&s->lock);
 }
 
+/* owned_count - live tasks now (a snapshot: each shard counted under its lock). */
+size_t owned_count(struct blitz_owned *o)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < OWNED_SHARDS; i++) {
+		spin_lock(&o->shard[i].lock);
+		for (struct blitz_task *t = o->shard[i].head; t; t = t->owned_next)
+			n++;
+		spin_unlock(&o->shard[i].lock);
+	}
+	return n;
+}
+
+/* owned_empty - no live task now (a snapshot). */
+bool owned_empty(struct blitz_owned *o)
+{
+	for (unsigned i = 0; i < OWNED_SHARDS; i++) {
+		bool empty;
+
+		spin_lock(&o->shard[i].lock);
+		empty = !o->shard[i].head;
+		spin_unlock(&o->shard[i].lock);
+		if (!empty)
+			return false;
+	}
+	return true;
+}
+
 /* owned_close - refuse new tasks from now on. */
 void owned_close(struct blitz_owned *o)
 {

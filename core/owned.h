@@ -8,6 +8,7 @@
 #define BLITZ_CORE_OWNED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "queue.h"
 #include "spinlock.h"
 
@@ -31,5 +32,7 @@ bool owned_insert(struct blitz_owned *o, struct blitz_task *t, unsigned hint);
 void owned_remove(struct blitz_owned *o, struct blitz_task *t);
 struct blitz_task *owned_pop_any(struct blitz_owned *o);
 void owned_close(struct blitz_owned *o);
+size_t owned_count(struct blitz_owned *o);
+bool owned_empty(struct blitz_owned *o);
 
 #endif

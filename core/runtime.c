@@ -82,6 +82,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	atomic_init(&rt->external_spawned, 0);
 	atomic_init(&rt->io_parker, -1);
 	pthread_mutex_init(&rt->start_lock, NULL);
+	blitz_cancel_token_init(&rt->shutdown_token);
 	runtime_timers_init(rt);
 	blocking_pool_init(&rt->blocking, c.max_blocking_threads, c.blocking_idle_ms);
 	for (unsigned i = 0; i < c.workers; i++)
@@ -103,6 +104,10 @@ void runtime_start(struct blitz_runtime *rt)
 		return;
 	pthread_mutex_lock(&rt->start_lock);
 	if (!atomic_load_explicit(&rt->started, memory_order_relaxed)) {
+		sigset_t old;
+
+		/* Workers never take an asynchronous signal (blitz/signal.h). */
+		runtime_block_signals(&old);
 		for (unsigned i = 0; i < rt->num_workers; i++) {
 			if (pthread_create(&rt->workers[i].thread, NULL, worker_main,
 					   &rt->workers[i])) {
@@ -110,6 +115,7 @@ void runtime_start(struct blitz_runtime *rt)
 				abort();
 			}
 		}
+		runtime_restore_signals(&old);
 		atomic_store_explicit(&rt->started, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&rt->start_lock);
@@ -311,6 +317,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	owned_destroy(&rt->owned);
 	blocking_pool_destroy(&rt->blocking);
 	pthread_mutex_destroy(&rt->start_lock);
+	blitz_cancel_token_destroy(&rt->shutdown_token);	/* no task is left to wait on it */
 	free(rt->workers);
 	free(rt);
 }

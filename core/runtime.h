@@ -4,6 +4,7 @@
 #define BLITZ_CORE_RUNTIME_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <blitz.h>
 #include "blocking.h"
@@ -29,6 +30,7 @@ struct blitz_runtime {
 	struct blitz_io io;			/* the I/O driver (backends/) */
 	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
 	struct blocking_pool blocking;		/* core/blocking.c; no thread until a job */
+	struct blitz_cancel_token shutdown_token;	/* core/shutdown.c */
 
 	/*
 	 * Timers (core/timer.c): inserted and cancelled from any thread under
@@ -42,6 +44,9 @@ struct blitz_runtime {
 };
 
 void runtime_start(struct blitz_runtime *rt);
+/* core/signal.c: around the creation of every runtime thread. */
+void runtime_block_signals(sigset_t *old);
+void runtime_restore_signals(const sigset_t *old);
 void runtime_notify_parked(struct blitz_runtime *rt, int waker);
 void runtime_notify_parked_local(struct blitz_runtime *rt, int waker);
 bool runtime_has_work(struct blitz_runtime *rt);

@@ -15,6 +15,8 @@
  *   7. nothing: the run loop parks.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
@@ -547,7 +549,10 @@ static void worker_tick(struct blitz_worker *w)
 void *worker_main(void *arg)
 {
 	struct blitz_worker *w = arg;
+	char name[16];
 
+	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
+	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
 	current_worker = w;
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))

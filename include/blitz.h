@@ -19,6 +19,10 @@
 #include <blitz/time.h>
 #include <blitz/io.h>
 #include <blitz/net.h>
+#include <blitz/pipe.h>
+#include <blitz/signal.h>
+#include <blitz/process.h>
+#include <blitz/shutdown.h>
 #include <blitz/blocking.h>
 #include <blitz/fs.h>
 

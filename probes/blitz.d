@@ -35,4 +35,6 @@ provider blitz {
 	probe blocking_spawn(uint64_t job, uint32_t queued, uint32_t threads);
 	probe blocking_start(uint64_t job, uint64_t wait_ns, uint32_t threads);
 	probe blocking_end(uint64_t job, uint64_t run_ns, int64_t result);
+	probe signal_recv(int signo, int pid, int fd);
+	probe process_exit(int pid, int code, int signo, uint64_t run_ns);
 };

@@ -5,7 +5,8 @@
  * Three ways to run it:
  *   echo-bench [opts]                      server and client in one process
  *   echo-bench --server-only [opts]        prints its address, serves until
- *                                          SIGINT/SIGTERM or EOF on stdin
+ *                                          SIGINT/SIGTERM or EOF on stdin,
+ *                                          then stops gracefully (below)
  *   echo-bench --client-only ADDR [opts]   measures any echo server
  *
  * The client: --connections N, each a closed loop (send one message of
@@ -23,6 +24,16 @@
  *
  * The Tokio and libuv servers are in experiments/peers/; run-echo there
  * puts them side by side.
+ *
+ * Graceful stop (--server-only): SIGINT or SIGTERM arrive on a signal
+ * stream (blitz/signal.h) read by a task.  The server then stops accepting,
+ * and every connection stops reading: a read in flight is cancelled (if it
+ * had already returned data, that data counts), everything read is written
+ * back, then a FIN, then what still arrives is discarded until the client
+ * closes (so that close() never resets a connection whose echoes are still
+ * queued).  The runtime is drained (blitz_runtime_shutdown) for at most
+ * STOP_TIMEOUT_S seconds; the last line on stderr says how many bytes were
+ * read and echoed: the two are equal unless a connection broke.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +52,6 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <blitz.h>
@@ -50,6 +60,7 @@
 #define ECHO_BUF	16384		/* the server's read buffer (as the peers') */
 #define MAX_CONNS	100000
 #define MAX_SIZE	(16l << 20)
+#define STOP_TIMEOUT_S	10		/* --server-only: the graceful stop's deadline */
 
 static uint64_t now_ns(void)
 {
@@ -351,9 +362,17 @@ static uint64_t hist_quantile(const struct hist *h, double q)
 /* ---------------------------------------------------------------------- */
 /* The server: an acceptor task and one echo task per connection        */
 
+struct echo_conn;
+
 struct server {
 	int fd;
 	_Atomic long accepted;
+	/* Graceful stop (--server-only): the live connections, under conns_lock. */
+	bool graceful;
+	_Atomic bool stopping;		/* set under conns_lock */
+	pthread_mutex_t conns_lock;
+	struct echo_conn *conns;
+	_Atomic long bytes_read, bytes_echoed;	/* added once per connection, at its end */
 };
 
 struct echo_conn {
@@ -361,17 +380,99 @@ struct echo_conn {
 	struct blitz_xfer x;
 	int fd;
 	long n;
+	/* Graceful stop only: */
+	struct server *srv;
+	bool graceful, registered, stop_asked;
+	long rd, wr;
+	struct echo_conn *prev, *next;	/* srv->conns, under conns_lock */
+	struct blitz_waker waker;	/* held while registered: the stop wakes it */
 	char buf[ECHO_BUF];
 };
+
+/*
+ * conn_register - join the server's list, with a waker that the stop uses
+ * to make us look at srv->stopping.  False if the stop has already begun.
+ */
+static bool conn_register(struct echo_conn *e, struct blitz_cx *cx)
+{
+	struct server *srv = e->srv;
+	bool ok;
+
+	pthread_mutex_lock(&srv->conns_lock);
+	/* Relaxed: written under the lock we hold. */
+	ok = !atomic_load_explicit(&srv->stopping, memory_order_relaxed);
+	if (ok) {
+		e->waker = blitz_cx_waker(cx);
+		e->prev = NULL;
+		e->next = srv->conns;
+		if (srv->conns)
+			srv->conns->prev = e;
+		srv->conns = e;
+		e->registered = true;
+	}
+	pthread_mutex_unlock(&srv->conns_lock);
+	return ok;
+}
+
+static void conn_unregister(struct echo_conn *e)
+{
+	struct server *srv = e->srv;
+	struct blitz_waker w = { 0 };
+
+	if (!e->registered)
+		return;
+	pthread_mutex_lock(&srv->conns_lock);
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		srv->conns = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	w = e->waker;
+	e->waker.vtable = NULL;
+	e->registered = false;
+	pthread_mutex_unlock(&srv->conns_lock);
+	blitz_waker_drop(&w);		/* outside the lock */
+}
+
+/*
+ * stop_requested - has the stop begun?  Relaxed is enough: the stop sets
+ * the flag and then wakes every registered connection; the poll that the
+ * wake causes happens after it (the task's state word, release/acquire),
+ * so it sees the flag.  A connection that registers later checks the flag
+ * under the lock.  An earlier poll may miss it: the wake comes after.
+ */
+static bool stop_requested(struct echo_conn *e)
+{
+	return atomic_load_explicit(&e->srv->stopping, memory_order_relaxed);
+}
 
 static void echo_drop(void *arg)
 {
 	struct echo_conn *e = arg;
 
 	blitz_net_cancel(&e->x);
+	if (e->graceful)
+		conn_unregister(e);
 	if (e->fd >= 0)
 		close(e->fd);
 	e->fd = -1;
+}
+
+/*
+ * A read that the graceful stop interrupts: the stop wakes the task, which
+ * finds its read still pending and cancels it; the read then completes
+ * (-ECANCELED, or with the data it had already got) and wakes it again.
+ */
+static enum blitz_poll echo_read(struct echo_conn *e, struct blitz_cx *cx)
+{
+	if (blitz_read_poll(&e->x, e->fd, e->buf, sizeof(e->buf), cx) == BLITZ_READY)
+		return BLITZ_READY;
+	if (e->graceful && !e->stop_asked && stop_requested(e)) {
+		e->stop_asked = true;
+		blitz_net_cancel(&e->x);
+	}
+	return BLITZ_PENDING;
 }
 
 /* Read what came, write all of it back, until end of stream or an error. */
@@ -380,14 +481,30 @@ static enum blitz_poll echo_poll(void *arg, struct blitz_cx *cx)
 	struct echo_conn *e = arg;
 
 	BLITZ_CO_BEGIN(&e->co);
-	for (;;) {
-		BLITZ_AWAIT(&e->co, blitz_read_poll(&e->x, e->fd, e->buf, sizeof(e->buf), cx));
+	if (e->graceful && !conn_register(e, cx))
+		e->stop_asked = true;
+	while (!e->stop_asked) {
+		BLITZ_AWAIT(&e->co, echo_read(e, cx));
 		if (e->x.result <= 0)
 			break;
 		e->n = e->x.result;
+		e->rd += e->n;
 		BLITZ_AWAIT(&e->co, blitz_write_all_poll(&e->x, e->fd, e->buf, (size_t)e->n, cx));
 		if (e->x.result < 0)
 			break;
+		e->wr += e->n;
+	}
+	if (e->graceful) {
+		conn_unregister(e);
+		atomic_fetch_add_explicit(&e->srv->bytes_read, e->rd, memory_order_relaxed);
+		atomic_fetch_add_explicit(&e->srv->bytes_echoed, e->wr, memory_order_relaxed);
+		/* FIN after the echoes; discard the rest until the client closes. */
+		shutdown(e->fd, SHUT_WR);
+		for (;;) {
+			BLITZ_AWAIT(&e->co, blitz_read_poll(&e->x, e->fd, e->buf, sizeof(e->buf), cx));
+			if (e->x.result <= 0)
+				break;
+		}
 	}
 	close(e->fd);
 	e->fd = -1;
@@ -428,7 +545,8 @@ static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
 		atomic_fetch_add_explicit(&s->srv->accepted, 1, memory_order_relaxed);
 		set_nodelay(s->a.result);
 		{
-			struct echo_conn e = { .fd = s->a.result };
+			struct echo_conn e = { .fd = s->a.result, .srv = s->srv,
+					       .graceful = s->srv->graceful };
 
 			if (blitz_spawn_detached(NULL, &echo_vt, &e, sizeof(e)))
 				close(e.fd);
@@ -487,61 +605,124 @@ static void server_stop(struct bench_server *bs)
 	blitz_runtime_free(bs->rt);
 }
 
+/* Waits for SIGINT or SIGTERM on the stream. */
+struct sigwatch {
+	struct blitz_co co;
+	struct blitz_signals *sig;
+	struct blitz_signal_recv r;
+};
+
+static enum blitz_poll sigwatch_poll(void *arg, struct blitz_cx *cx)
+{
+	struct sigwatch *w = arg;
+
+	BLITZ_CO_BEGIN(&w->co);
+	do {
+		BLITZ_AWAIT(&w->co, blitz_signals_recv_poll(w->sig, &w->r, cx));
+	} while (w->r.result != SIGINT && w->r.result != SIGTERM && w->r.result != -ECANCELED);
+	BLITZ_CO_END(&w->co);
+}
+
+static void sigwatch_drop(void *arg)
+{
+	struct sigwatch *w = arg;
+
+	blitz_signals_recv_cancel(&w->r);
+}
+static const struct blitz_task_vtable sigwatch_vt = BLITZ_TASK_VTABLE(sigwatch_poll, sigwatch_drop);
+
 /*
- * Until SIGINT, SIGTERM or EOF on stdin.  stdin is watched only when it is
- * a pipe, socket or terminal: a server started with `&` from a script has
- * /dev/null there, which would end it at once.
+ * Until the signal task has seen SIGINT or SIGTERM, or EOF on stdin.  stdin
+ * is watched only when it is a pipe, socket or terminal: a server started
+ * with `&` from a script has /dev/null there, which would end it at once.
+ * Returns the signal, or 0 for EOF.
  */
-static void wait_for_the_end(int sfd)
+static int wait_for_the_end(struct blitz_task *watcher)
 {
 	struct stat st;
-	struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = -1, .events = POLLIN } };
+	struct pollfd p = { .fd = -1, .events = POLLIN };
 	char buf[256];
 
 	if (fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(0)))
-		p[1].fd = 0;
-	for (;;) {
-		if (poll(p, 2, -1) < 0) {
+		p.fd = 0;
+	while (!blitz_task_done(watcher)) {
+		if (poll(&p, 1, 20) < 0) {
 			if (errno == EINTR)
 				continue;
 			die("poll");
 		}
-		if (p[0].revents)
-			return;
-		if (p[1].revents) {
+		if (p.revents) {
 			ssize_t r = read(0, buf, sizeof(buf));
 
 			if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
-				return;
+				return 0;
 		}
 	}
+	return ((struct sigwatch *)blitz_task_state(watcher))->r.result;
+}
+
+/*
+ * The graceful stop: no more accepts; every connection is woken to see the
+ * flag (and finishes as the header comment says); then the drain.
+ */
+static void server_stop_graceful(struct bench_server *bs)
+{
+	int rc;
+
+	blitz_task_cancel(bs->acceptor);
+	blitz_join(bs->acceptor);
+	blitz_task_release(bs->acceptor);
+	close(bs->srv.fd);
+	pthread_mutex_lock(&bs->srv.conns_lock);
+	/* Relaxed: see stop_requested(); the wakes below order it. */
+	atomic_store_explicit(&bs->srv.stopping, true, memory_order_relaxed);
+	for (struct echo_conn *e = bs->srv.conns; e; e = e->next)
+		blitz_waker_wake_by_ref(&e->waker);
+	pthread_mutex_unlock(&bs->srv.conns_lock);
+	rc = blitz_runtime_shutdown(bs->rt, STOP_TIMEOUT_S * 1000000000ull);
+	if (rc)
+		fprintf(stderr, PROG ": connections still open after %d s were closed\n",
+			STOP_TIMEOUT_S);
+	fprintf(stderr, PROG ": %s; %ld bytes read, %ld echoed\n",
+		rc ? "stopped" : "stopped gracefully",
+		atomic_load(&bs->srv.bytes_read), atomic_load(&bs->srv.bytes_echoed));
+	pthread_mutex_destroy(&bs->srv.conns_lock);
 }
 
 static int run_server_only(const struct opts *o)
 {
-	struct bench_server bs = { .srv.fd = -1 };
+	struct bench_server bs = { .srv.fd = -1, .srv.graceful = true };
+	struct sigwatch sw = { 0 };
+	struct blitz_task *watcher;
 	sigset_t set;
 	char buf[160];
-	int sfd;
+	int sig;
 
-	/* Blocked before the workers exist, so that they inherit the mask. */
+	/* Blocked before any thread exists, so that every thread inherits the mask. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0)
-		die("signalfd");
+	blitz_signals_block(&set);
+	sw.sig = blitz_signals_open(&set);
+	if (!sw.sig)
+		die("blitz_signals_open");
+	pthread_mutex_init(&bs.srv.conns_lock, NULL);
 	server_start(&bs, o);
+	watcher = blitz_spawn(bs.rt, &sigwatch_vt, &sw, sizeof(sw));
+	if (!watcher)
+		die("spawn");
 	printf("%s\n", blitz_addr_format(&bs.bound, buf, sizeof(buf)));
 	fflush(stdout);
 	fprintf(stderr, PROG ": serving on %s (%s, %u workers)\n", buf,
 		blitz_io_backend_name(bs.rt), blitz_runtime_workers(bs.rt));
-	wait_for_the_end(sfd);
-	fprintf(stderr, PROG ": %ld connections served, stopping\n",
-		atomic_load(&bs.srv.accepted));
-	server_stop(&bs);
-	close(sfd);
+	sig = wait_for_the_end(watcher);
+	fprintf(stderr, PROG ": %s: %ld connections served, stopping\n",
+		sig > 0 ? strsignal(sig) : "end of stdin", atomic_load(&bs.srv.accepted));
+	blitz_task_cancel(watcher);
+	blitz_join(watcher);
+	blitz_task_release(watcher);
+	server_stop_graceful(&bs);
+	blitz_signals_close(sw.sig);
 	return 0;
 }
 

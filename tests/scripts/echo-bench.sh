@@ -102,6 +102,26 @@ if [ -n "$addr" ]; then
 	stopped "$server" && ok "--server-only stops on SIGTERM" || bad "--server-only ignored SIGTERM"
 fi
 
+# SIGTERM under load: a graceful stop that echoes every byte it read (the
+# byte-exact client-side check is tests/unit/test_shutdown.c).
+start_server
+if [ -n "$addr" ]; then
+	"$bench" --client-only "$addr" --connections 20 --warmup 0 --duration 5 > /dev/null 2>&1 &
+	loader=$!
+	pids+=("$loader")
+	sleep 1
+	kill -TERM "$server"
+	stopped "$server" && ok "--server-only stops on SIGTERM under load" ||
+		bad "--server-only under load did not stop: $(cat "$tmp/server.err")"
+	exec 7>&-
+	wait "$loader" 2>/dev/null || true
+	line=$(grep "stopped gracefully" "$tmp/server.err" || true)
+	read_b=$(echo "$line" | sed -n 's/.* \([0-9]*\) bytes read, \([0-9]*\) echoed/\1/p')
+	echo_b=$(echo "$line" | sed -n 's/.* \([0-9]*\) bytes read, \([0-9]*\) echoed/\2/p')
+	[ -n "$read_b" ] && [ "$read_b" -gt 0 ] && [ "$read_b" = "$echo_b" ] &&
+		ok "SIGTERM under load: $line" || bad "SIGTERM under load: $(cat "$tmp/server.err")"
+fi
+
 "$bench" --client-only 127.0.0.1:1 "${run[@]}" > /dev/null 2> "$tmp/refused.err" && bad "no server, exit 0" ||
 	{ grep -q "refused" "$tmp/refused.err" && ok "no server: $(cat "$tmp/refused.err")" || bad "no server: $(cat "$tmp/refused.err")"; }
 for args in "--backend nope" "--connections 0" "--size x" "--duration 0" "--server-only --client-only 1.2.3.4:5" "--bogus"; do

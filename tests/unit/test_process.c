@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_process.c - child processes on each backend: large stdout and
+ * stderr read while waiting (no pipe deadlock), stdin to stdout, exit
+ * codes, kill, environment and working directory, a missing program, and
+ * no zombie left behind.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <blitz.h>
+#include "suites.h"
+
+static const enum blitz_io_backend kinds[] = {
+	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
+};
+static const char *const names[] = { "io_uring", "epoll", "poll" };
+
+static struct blitz_runtime *rt_on(int i)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = 2;
+	c.backend = kinds[i];
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	return rt;
+}
+
+#define SKIP_UNLESS_BACKEND(rt, i) do {					\
+		if (strcmp(blitz_io_backend_name(rt), names[i])) {	\
+			blitz_runtime_free(rt);				\
+			SKIP("%s unavailable here", names[i]);		\
+		}							\
+	} while (0)
+
+/* No child of ours is left, not even a zombie. */
+static void assert_no_children(void)
+{
+	errno = 0;
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+}
+
+static struct blitz_process *spawn_ok(const struct blitz_command *cmd)
+{
+	struct blitz_process *p;
+	char err[256] = "";
+	int rc = blitz_process_spawn(cmd, &p, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "spawn %s: %d %s", cmd->program, rc, err);
+	return p;
+}
+
+/* Reads a pipe to its end, counting (and keeping up to sizeof(keep)) bytes. */
+struct drain {
+	struct blitz_co co;
+	struct blitz_xfer x;
+	int fd;
+	long total;
+	long error;
+	char buf[65536];
+	char keep[256];
+};
+
+static enum blitz_poll drain_poll(void *arg, struct blitz_cx *cx)
+{
+	struct drain *d = arg;
+
+	BLITZ_CO_BEGIN(&d->co);
+	for (;;) {
+		BLITZ_AWAIT(&d->co, blitz_pipe_read_poll(&d->x, d->fd, d->buf, sizeof(d->buf), cx));
+		if (d->x.result <= 0)
+			break;
+		if (d->total < (long)sizeof(d->keep) - 1) {
+			long n = d->x.result;
+
+			if (n > (long)sizeof(d->keep) - 1 - d->total)
+				n = (long)sizeof(d->keep) - 1 - d->total;
+			memcpy(d->keep + d->total, d->buf, (size_t)n);
+		}
+		d->total += d->x.result;
+	}
+	d->error = d->x.result;
+	BLITZ_CO_END(&d->co);
+}
+
+static void drain_drop(void *arg)
+{
+	struct drain *d = arg;
+
+	blitz_net_cancel(&d->x);
+}
+static const struct blitz_task_vtable drain_vt = BLITZ_TASK_VTABLE(drain_poll, drain_drop);
+
+/* Waits for a process to exit. */
+struct waiter {
+	struct blitz_co co;
+	struct blitz_process *p;
+	struct blitz_process_wait w;
+	int kill_with;			/* send this signal first (0: none) */
+	int kill_rc;
+};
+
+static enum blitz_poll waiter_poll(void *arg, struct blitz_cx *cx)
+{
+	struct waiter *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	if (s->kill_with)
+		s->kill_rc = blitz_process_kill(s->p, s->kill_with);
+	BLITZ_AWAIT(&s->co, blitz_process_wait_poll(s->p, &s->w, cx));
+	BLITZ_CO_END(&s->co);
+}
+
+static void waiter_drop(void *arg)
+{
+	struct waiter *s = arg;
+
+	blitz_process_wait_cancel(&s->w);
+}
+static const struct blitz_task_vtable waiter_vt = BLITZ_TASK_VTABLE(waiter_poll, waiter_drop);
+
+static struct blitz_exit_status wait_exit(struct blitz_runtime *rt, struct blitz_process *p,
+					  int kill_with)
+{
+	struct waiter s = { .p = p, .kill_with = kill_with };
+	struct blitz_exit_status st;
+
+	ck_assert_int_eq(blitz_block_on(rt, &waiter_vt, &s, sizeof(s)), 0);
+	ck_assert_int_eq(s.w.result, 0);
+	ck_assert_int_eq(s.kill_rc, 0);
+	ck_assert_int_eq(blitz_process_status(p, &st), 0);
+	return st;
+}
+
+START_TEST(large_stdout_and_stderr_while_waiting)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	const char *argv[] = { "sh", "-c",
+		"head -c 10000000 /dev/zero; head -c 3000000 /dev/zero >&2; exit 7", NULL };
+	struct blitz_command cmd = {
+		.program = "sh", .argv = argv,
+		.stdio = { BLITZ_STDIO_NULL, BLITZ_STDIO_PIPE, BLITZ_STDIO_PIPE },
+	};
+	struct blitz_process *p;
+	struct blitz_task *out, *err, *w;
+	struct waiter ws;
+	struct drain d = { 0 };
+	struct blitz_exit_status st;
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	p = spawn_ok(&cmd);
+	ws = (struct waiter){ .p = p };
+	/* The waiter first: it must not keep the readers from draining. */
+	w = blitz_spawn(rt, &waiter_vt, &ws, sizeof(ws));
+	d.fd = blitz_process_fd(p, 1);
+	out = blitz_spawn(rt, &drain_vt, &d, sizeof(d));
+	d.fd = blitz_process_fd(p, 2);
+	err = blitz_spawn(rt, &drain_vt, &d, sizeof(d));
+	ck_assert_int_eq(blitz_join(w), 0);
+	ck_assert_int_eq(blitz_join(out), 0);
+	ck_assert_int_eq(blitz_join(err), 0);
+	ck_assert_int_eq(((struct drain *)blitz_task_state(out))->total, 10000000);
+	ck_assert_int_eq(((struct drain *)blitz_task_state(out))->error, 0);
+	ck_assert_int_eq(((struct drain *)blitz_task_state(err))->total, 3000000);
+	ck_assert_int_eq(((struct waiter *)blitz_task_state(w))->w.result, 0);
+	ck_assert_int_eq(blitz_process_status(p, &st), 0);
+	ck_assert_int_eq(st.code, 7);
+	ck_assert_int_eq(st.signal, 0);
+	blitz_task_release(w);
+	blitz_task_release(out);
+	blitz_task_release(err);
+	blitz_process_free(p);
+	blitz_runtime_free(rt);
+	assert_no_children();
+}
+END_TEST
+
+/* Writes 4 MB to the child's stdin, then closes it. */
+struct feeder {
+	struct blitz_co co;
+	struct blitz_xfer x;
+	struct blitz_process *p;
+	char *data;
+	size_t len;
+};
+
+static enum blitz_poll feeder_poll(void *arg, struct blitz_cx *cx)
+{
+	struct feeder *f = arg;
+
+	BLITZ_CO_BEGIN(&f->co);
+	BLITZ_AWAIT(&f->co, blitz_pipe_write_all_poll(&f->x, blitz_process_fd(f->p, 0),
+						      f->data, f->len, cx));
+	ck_assert_int_eq(f->x.result, (long)f->len);
+	blitz_process_close_fd(f->p, 0);	/* end of file for cat */
+	BLITZ_CO_END(&f->co);
+}
+static const struct blitz_task_vtable feeder_vt = BLITZ_TASK_VTABLE(feeder_poll, NULL);
+
+/* Checks what comes back against the pattern. */
+struct checker {
+	struct blitz_co co;
+	struct blitz_xfer x;
+	int fd;
+	size_t got;
+	bool same;
+	const char *want;
+	char buf[32768];
+};
+
+static enum blitz_poll checker_poll(void *arg, struct blitz_cx *cx)
+{
+	struct checker *c = arg;
+
+	BLITZ_CO_BEGIN(&c->co);
+	c->same = true;
+	for (;;) {
+		BLITZ_AWAIT(&c->co, blitz_pipe_read_poll(&c->x, c->fd, c->buf, sizeof(c->buf), cx));
+		if (c->x.result <= 0)
+			break;
+		if (memcmp(c->buf, c->want + c->got, (size_t)c->x.result))
+			c->same = false;
+		c->got += (size_t)c->x.result;
+	}
+	BLITZ_CO_END(&c->co);
+}
+static const struct blitz_task_vtable checker_vt = BLITZ_TASK_VTABLE(checker_poll, NULL);
+
+START_TEST(stdin_to_stdout_through_cat)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_command cmd = {
+		.program = "cat",
+		.stdio = { BLITZ_STDIO_PIPE, BLITZ_STDIO_PIPE, BLITZ_STDIO_INHERIT },
+	};
+	const size_t len = 4 << 20;
+	char *data = malloc(len);
+	struct blitz_process *p;
+	struct feeder f = { .len = len, .data = data };
+	struct checker c = { .want = data };
+	struct blitz_task *ft, *ct;
+	struct blitz_exit_status st;
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (char)(i * 7 + i / 4096);
+	p = spawn_ok(&cmd);
+	f.p = p;
+	c.fd = blitz_process_fd(p, 1);
+	ft = blitz_spawn(rt, &feeder_vt, &f, sizeof(f));
+	ct = blitz_spawn(rt, &checker_vt, &c, sizeof(c));
+	ck_assert_int_eq(blitz_join(ft), 0);
+	ck_assert_int_eq(blitz_join(ct), 0);
+	ck_assert_uint_eq(((struct checker *)blitz_task_state(ct))->got, len);
+	ck_assert(((struct checker *)blitz_task_state(ct))->same);
+	st = wait_exit(rt, p, 0);
+	ck_assert_int_eq(st.code, 0);
+	blitz_task_release(ft);
+	blitz_task_release(ct);
+	blitz_process_free(p);
+	blitz_runtime_free(rt);
+	free(data);
+	assert_no_children();
+}
+END_TEST
+
+START_TEST(exit_codes_and_signals_decoded)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	const char *exit42[] = { "sh", "-c", "exit 42", NULL };
+	const char *segv[] = { "sh", "-c", "kill -SEGV $$", NULL };
+	struct blitz_command cmd = { .program = "sh" };
+	struct blitz_process *p;
+	struct blitz_exit_status st;
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	cmd.argv = exit42;
+	p = spawn_ok(&cmd);
+	st = wait_exit(rt, p, 0);
+	ck_assert_int_eq(st.code, 42);
+	ck_assert_int_eq(st.signal, 0);
+	ck_assert_int_eq(blitz_process_kill(p, SIGTERM), -ESRCH);	/* reaped */
+	blitz_process_free(p);
+
+	cmd.program = "/bin/true";
+	cmd.argv = NULL;
+	p = spawn_ok(&cmd);
+	st = wait_exit(rt, p, 0);
+	ck_assert_int_eq(st.code, 0);
+	blitz_process_free(p);
+
+	cmd.program = "sh";
+	cmd.argv = segv;
+	p = spawn_ok(&cmd);
+	st = wait_exit(rt, p, 0);
+	ck_assert_int_eq(st.code, -1);
+	ck_assert_int_eq(st.signal, SIGSEGV);
+	blitz_process_free(p);
+	blitz_runtime_free(rt);
+	assert_no_children();
+}
+END_TEST
+
+START_TEST(kill_a_sleeping_child)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	const char *argv[] = { "sleep", "100", NULL };
+	struct blitz_command cmd = { .program = "sleep", .argv = argv };
+	struct blitz_process *p;
+	struct blitz_exit_status st;
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	p = spawn_ok(&cmd);
+	ck_assert_int_eq(blitz_process_try_wait(p), 0);
+	ck_assert_int_eq(blitz_process_status(p, &st), -EAGAIN);
+	st = wait_exit(rt, p, SIGTERM);		/* the task kills, then waits */
+	ck_assert_int_eq(st.code, -1);
+	ck_assert_int_eq(st.signal, SIGTERM);
+	blitz_process_free(p);
+
+	/* Freed without a wait: killed and reaped, no zombie. */
+	p = spawn_ok(&cmd);
+	blitz_process_free(p);
+	blitz_runtime_free(rt);
+	assert_no_children();
+}
+END_TEST
+
+START_TEST(missing_program_is_a_clear_error)
+{
+	const char *argv[] = { "x", NULL };
+	struct blitz_command cmd = { .program = "blitz-no-such-program", .argv = argv };
+	struct blitz_process *p = (struct blitz_process *)1;
+	char err[256] = "";
+
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(err, "blitz-no-such-program") && strstr(err, "No such file"),
+		      "said: %s", err);
+	cmd.program = "/nonexistent/dir/prog";
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "/nonexistent/dir/prog"), "said: %s", err);
+	{
+		char path[] = "/tmp/blitz-noexec-XXXXXX";	/* exists, not executable */
+		int fd = mkstemp(path);
+
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		cmd.program = path;
+		ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -EACCES);
+		unlink(path);
+	}
+	cmd.program = "sh";
+	cmd.cwd = "/nonexistent-dir";
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "working directory '/nonexistent-dir'"), "said: %s", err);
+	assert_no_children();
+}
+END_TEST
+
+/* Spawned from a task (a worker blocks every signal): env, cwd and a clean mask. */
+struct runner {
+	struct blitz_co co;
+	const struct blitz_command *cmd;
+	struct blitz_process *p;
+	struct blitz_task *reader;
+	struct drain d;
+	int rc;
+};
+
+static enum blitz_poll runner_poll(void *arg, struct blitz_cx *cx)
+{
+	struct runner *r = arg;
+
+	BLITZ_CO_BEGIN(&r->co);
+	r->rc = blitz_process_spawn(r->cmd, &r->p, NULL, 0);
+	if (r->rc)
+		goto out;
+	r->d.fd = blitz_process_fd(r->p, 1);
+	r->reader = blitz_spawn(NULL, &drain_vt, &r->d, sizeof(r->d));
+	BLITZ_AWAIT(&r->co, blitz_join_poll(r->reader, cx));
+	r->d = *(struct drain *)blitz_task_state(r->reader);
+	blitz_task_release(r->reader);
+out:
+	BLITZ_CO_END(&r->co);
+}
+static const struct blitz_task_vtable runner_vt = BLITZ_TASK_VTABLE(runner_poll, NULL);
+
+START_TEST(environment_cwd_and_mask_from_a_worker)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	const char *argv[] = { "sh", "-c",
+		"printf '%s|%s|' \"$BLITZ_FOO\" \"$(pwd)\"; grep SigBlk /proc/self/status", NULL };
+	const char *envp[] = { "BLITZ_FOO=bar baz", "PATH=/usr/bin:/bin", NULL };
+	struct blitz_command cmd = {
+		.program = "sh", .argv = argv, .envp = envp, .cwd = "/tmp",
+		.stdio = { BLITZ_STDIO_NULL, BLITZ_STDIO_PIPE, BLITZ_STDIO_INHERIT },
+	};
+	struct runner r = { .cmd = &cmd };
+	struct blitz_exit_status st;
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	ck_assert_int_eq(blitz_block_on(rt, &runner_vt, &r, sizeof(r)), 0);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_str_eq(r.d.keep, "bar baz|/tmp|SigBlk:\t0000000000000000\n");
+	st = wait_exit(rt, r.p, 0);
+	ck_assert_int_eq(st.code, 0);
+	blitz_process_free(r.p);
+	blitz_runtime_free(rt);
+	assert_no_children();
+}
+END_TEST
+
+/* Many children at once, each waited by its own task. */
+START_TEST(many_children_at_once)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	const char *argv[] = { "sh", "-c", "exit $(( $$ % 100 ))", NULL };
+	struct blitz_command cmd = { .program = "sh", .argv = argv };
+	enum { N = 50 };
+	struct blitz_process *p[N];
+	struct blitz_task *t[N];
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	for (int i = 0; i < N; i++) {
+		struct waiter s;
+
+		p[i] = spawn_ok(&cmd);
+		s = (struct waiter){ .p = p[i] };
+		t[i] = blitz_spawn(rt, &waiter_vt, &s, sizeof(s));
+	}
+	for (int i = 0; i < N; i++) {
+		struct blitz_exit_status st;
+
+		ck_assert_int_eq(blitz_join(t[i]), 0);
+		ck_assert_int_eq(blitz_process_status(p[i], &st), 0);
+		ck_assert_int_eq(st.code, blitz_process_pid(p[i]) % 100);
+		blitz_task_release(t[i]);
+		blitz_process_free(p[i]);
+	}
+	blitz_runtime_free(rt);
+	assert_no_children();
+}
+END_TEST
+
+static Suite *process_suite(void)
+{
+	Suite *s = suite_create("process");
+	TCase *tc = TCASE("children", 120);
+
+	tcase_add_loop_test(tc, large_stdout_and_stderr_while_waiting, 0, 3);
+	tcase_add_loop_test(tc, stdin_to_stdout_through_cat, 0, 3);
+	tcase_add_loop_test(tc, exit_codes_and_signals_decoded, 0, 3);
+	tcase_add_loop_test(tc, kill_a_sleeping_child, 0, 3);
+	tcase_add_test(tc, missing_program_is_a_clear_error);
+	tcase_add_loop_test(tc, environment_cwd_and_mask_from_a_worker, 0, 3);
+	tcase_add_loop_test(tc, many_children_at_once, 0, 3);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+BLITZ_SUITE("process", process_suite)
