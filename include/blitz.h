@@ -21,5 +21,6 @@
 #include <blitz/net.h>
 #include <blitz/blocking.h>
 #include <blitz/fs.h>
+#include <blitz/stream.h>
 
 #endif /* BLITZ_H */
