@@ -237,6 +237,18 @@ START_TEST(lines_over_pipe)
 }
 END_TEST
 
+START_TEST(lines_over_unix)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	int sv[2];
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	lines_over(rt, sv[1], sv[0]);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 /* A line longer than the maximum is -EMSGSIZE, a bounded piece at a time. */
 struct long_line {
 	struct blitz_co co;
@@ -704,6 +716,200 @@ START_TEST(copy_peer_reset)
 }
 END_TEST
 
+/* fill/consume, read_exact through the buffer and around it, an early end. */
+struct exact {
+	struct blitz_co co;
+	struct blitz_bufreader r;
+	struct blitz_stream s;
+	unsigned char buf[64];
+	unsigned char out[10000];
+	long fill, first[3], done_at_end, last;
+	int first_bytes_ok, bad_at;
+};
+
+static enum blitz_poll exact_poll(void *arg, struct blitz_cx *cx)
+{
+	struct exact *e = arg;
+
+	BLITZ_CO_BEGIN(&e->co);
+	ck_assert_int_eq(blitz_bufreader_init(&e->r, &e->s, e->buf, sizeof(e->buf)), 0);
+	BLITZ_AWAIT(&e->co, blitz_bufreader_fill_poll(&e->r, cx));
+	e->fill = e->r.result;
+	e->first_bytes_ok = ((const unsigned char *)blitz_bufreader_data(&e->r))[0] == pattern_at(0);
+	blitz_bufreader_consume(&e->r, 10);
+	/* 5,000 bytes: the buffered ones, then straight into out. */
+	BLITZ_AWAIT(&e->co, blitz_bufreader_read_exact_poll(&e->r, e->out + 10, 5000, cx));
+	e->first[0] = e->r.result;
+	/* 100 bytes: through the buffer. */
+	BLITZ_AWAIT(&e->co, blitz_bufreader_read_exact_poll(&e->r, e->out + 5010, 100, cx));
+	e->first[1] = e->r.result;
+	/* More than is left: -EPIPE, with what did arrive. */
+	BLITZ_AWAIT(&e->co, blitz_bufreader_read_exact_poll(&e->r, e->out + 5110, 10000, cx));
+	e->first[2] = e->r.result;
+	e->done_at_end = (long)e->r.done;
+	BLITZ_AWAIT(&e->co, blitz_bufreader_read_poll(&e->r, e->out, 1, cx));
+	e->last = e->r.result;
+	e->bad_at = -1;
+	for (int i = 10; i < 10000 && e->bad_at < 0; i++)
+		if (e->out[i] != pattern_at((uint64_t)i))
+			e->bad_at = i;
+	BLITZ_CO_END(&e->co);
+}
+static const struct blitz_task_vtable exact_vt = BLITZ_TASK_VTABLE(exact_poll, NULL);
+
+START_TEST(fill_consume_read_exact)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct exact *e = calloc(1, sizeof(*e));
+	unsigned char data[10000];
+	int p[2];
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_ptr_nonnull(e);
+	for (int i = 0; i < 10000; i++)
+		data[i] = pattern_at((uint64_t)i);
+	pipe_pair(p);
+	ck_assert_int_eq(write(p[1], data, sizeof(data)), (ssize_t)sizeof(data));
+	close(p[1]);
+	e->s = stream_of(p[0]);
+	ck_assert_int_eq(blitz_block_on(rt, &exact_vt, e, sizeof(*e)), 0);
+	ck_assert_int_gt(e->fill, 0);
+	ck_assert_int_le(e->fill, 64);
+	ck_assert(e->first_bytes_ok);
+	ck_assert_int_eq(e->first[0], 5000);
+	ck_assert_int_eq(e->first[1], 100);
+	ck_assert_int_eq(e->first[2], -EPIPE);
+	ck_assert_int_eq(e->done_at_end, 10000 - 5110);
+	ck_assert_int_eq(e->last, 0);
+	ck_assert_int_eq(e->bad_at, -1);
+	close(p[0]);
+	free(e);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* A read-only stream refuses writes with -EBADF; a zero-sized buffer is refused. */
+static const struct blitz_stream_vtable read_only_vt = {
+	.name = "read-only", .read = NULL, .write = NULL, .cancel = NULL,
+};
+
+struct refused {
+	struct blitz_co co;
+	struct blitz_bufwriter w;
+	struct blitz_stream s;
+	unsigned char buf[8];
+	long write_result, flush_result;
+};
+
+static enum blitz_poll refused_poll(void *arg, struct blitz_cx *cx)
+{
+	struct refused *f = arg;
+
+	BLITZ_CO_BEGIN(&f->co);
+	ck_assert_int_eq(blitz_bufwriter_init(&f->w, &f->s, f->buf, 0), -EINVAL);
+	ck_assert_int_eq(blitz_bufwriter_init(&f->w, &f->s, f->buf, sizeof(f->buf)), 0);
+	BLITZ_AWAIT(&f->co, blitz_bufwriter_write_poll(&f->w, "0123456789", 10, cx));
+	f->write_result = f->w.result;
+	BLITZ_AWAIT(&f->co, blitz_bufwriter_flush_poll(&f->w, cx));
+	f->flush_result = f->w.result;
+	BLITZ_CO_END(&f->co);
+}
+static const struct blitz_task_vtable refused_vt = BLITZ_TASK_VTABLE(refused_poll, NULL);
+
+START_TEST(read_only_stream)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct refused f = { .s = { .vt = &read_only_vt, .fd = -1 } };
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(blitz_block_on(rt, &refused_vt, &f, sizeof(f)), 0);
+	ck_assert_int_eq(f.write_result, -EBADF);
+	ck_assert_int_eq(f.flush_result, 0);	/* nothing was buffered */
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* A socket copied into a regular file (fs writes: the pool on epoll/poll). */
+START_TEST(copy_socket_to_file)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct small_writer sw = { .total = 2000000 };
+	struct blitz_task *tw, *t;
+	struct copier c;
+	char path[] = "/tmp/blitz-stream-XXXXXX";
+	unsigned char block[4096];
+	int fd, sv[2];
+	long bad = -1;
+
+	NEED_BACKEND(rt, _i);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	tcp_pair(sv);
+	t = spawn_copier(rt, stream_of(sv[1]), stream_of(dup(fd)));	/* the copier closes it */
+	sw.s = stream_of(sv[0]);
+	tw = blitz_spawn(rt, &small_writer_vt, &sw, sizeof(sw));
+	ck_assert_ptr_nonnull(tw);
+	ck_assert_int_eq(blitz_join(tw), 0);
+	blitz_task_release(tw);
+	c = join_copier(t);
+	ck_assert_int_eq(c.result, (long)sw.total);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_END), (off_t)sw.total);
+	for (uint64_t at = 0; at < sw.total && bad < 0; at += sizeof(block)) {
+		ssize_t n = pread(fd, block, sizeof(block), (off_t)at);
+
+		ck_assert_int_gt(n, 0);
+		for (ssize_t i = 0; i < n && bad < 0; i++)
+			if (block[i] != pattern_at(at + (uint64_t)i))
+				bad = (long)(at + (uint64_t)i);
+	}
+	ck_assert_msg(bad < 0, "byte %ld of the file differs", bad);
+	close(fd);
+	close(sv[1]);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * Tasks cancelled while a read is pending (a line reader on a quiet
+ * socket, a copy from a quiet pipe): their drop functions cancel the
+ * operations, the runtime stops with nothing left in flight.
+ */
+START_TEST(cancel_pending)
+{
+	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_task *tr, *tc;
+	int sv[2], p[2], sv2[2];
+
+	NEED_BACKEND(rt, _i);
+	tcp_pair(sv);
+	tcp_pair(sv2);
+	pipe_pair(p);
+	{
+		struct line_reader lr = { .s = stream_of(sv[1]) };
+
+		tr = blitz_spawn(rt, &line_reader_vt, &lr, sizeof(lr));
+		ck_assert_ptr_nonnull(tr);
+	}
+	tc = spawn_copier(rt, stream_of(p[0]), stream_of(sv2[0]));
+	usleep(50000);
+	ck_assert(!blitz_task_done(tr));
+	ck_assert(!blitz_task_done(tc));
+	blitz_task_cancel(tr);
+	blitz_task_cancel(tc);
+	ck_assert_int_eq(blitz_join(tr), -ECANCELED);
+	ck_assert_int_eq(blitz_join(tc), -ECANCELED);
+	blitz_task_release(tr);
+	blitz_task_release(tc);
+	blitz_runtime_free(rt);
+	for (int i = 0; i < 2; i++) {
+		close(sv[i]);
+		close(sv2[i]);
+		close(p[i]);
+	}
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
 	Suite *s = suite_create("stream");
@@ -712,14 +918,19 @@ static Suite *stream_suite(void)
 	signal(SIGPIPE, SIG_IGN);	/* a pipe without reader: -EPIPE, not a signal */
 	tcase_add_loop_test(tc, lines_over_tcp, 0, 3);
 	tcase_add_loop_test(tc, lines_over_pipe, 0, 3);
+	tcase_add_loop_test(tc, lines_over_unix, 0, 3);
 	tcase_add_loop_test(tc, line_longer_than_max, 0, 3);
+	tcase_add_loop_test(tc, fill_consume_read_exact, 0, 3);
+	tcase_add_loop_test(tc, read_only_stream, 0, 3);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("bytes", 300);
 	tcase_add_loop_test(tc, bufwriter_small_writes, 0, 3);
 	tcase_add_loop_test(tc, copy_pipe_tcp_pipe, 0, 3);
 	tcase_add_loop_test(tc, copy_file_to_socket, 0, 3);
+	tcase_add_loop_test(tc, copy_socket_to_file, 0, 3);
 	tcase_add_loop_test(tc, copy_peer_reset, 0, 3);
+	tcase_add_loop_test(tc, cancel_pending, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
