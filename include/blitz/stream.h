@@ -152,7 +152,13 @@ struct blitz_bufreader {
 int blitz_bufreader_init(struct blitz_bufreader *r, const struct blitz_stream *src,
 			 void *buf, size_t cap);
 
-/** blitz_bufreader_destroy - free the buffer if init allocated it. */
+/**
+ * blitz_bufreader_destroy - free the buffer if init allocated it.  Not from
+ * a drop function while a read may be pending: a cancelled read can still
+ * write into the buffer until it completes (io_uring, the blocking pool).
+ * Tasks that can be cancelled keep their buffers in their state, which the
+ * pending operation keeps alive.
+ */
 void blitz_bufreader_destroy(struct blitz_bufreader *r);
 
 /** blitz_bufreader_set_max_line - lines longer than @max (capped at the buffer size) fail. */
@@ -243,7 +249,10 @@ struct blitz_bufwriter {
 int blitz_bufwriter_init(struct blitz_bufwriter *w, const struct blitz_stream *dst,
 			 void *buf, size_t cap);
 
-/** blitz_bufwriter_destroy - free the buffer if init allocated it (unflushed bytes are lost). */
+/**
+ * blitz_bufwriter_destroy - free the buffer if init allocated it (unflushed
+ * bytes are lost).  Not while a write may be pending (see _bufreader_destroy).
+ */
 void blitz_bufwriter_destroy(struct blitz_bufwriter *w);
 
 /** blitz_bufwriter_cancel - cancel a pending write (for a drop function). */
