@@ -25,5 +25,6 @@
 #include <blitz/shutdown.h>
 #include <blitz/blocking.h>
 #include <blitz/fs.h>
+#include <blitz/stream.h>
 
 #endif /* BLITZ_H */
