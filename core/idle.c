@@ -74,7 +74,11 @@ bool idle_is_parked(struct blitz_idle *idle, unsigned w)
  * idle_claim_parked - pick a sleeping worker to wake: become its searcher
  * slot (num_searching 0 -> 1, so that concurrent producers wake one worker,
  * not one each) and clear the lowest set bit.  Returns the worker index, or
- * -1 if somebody already searches or nobody sleeps.
+ * -1 if somebody already searches or nobody sleeps, or
+ * IDLE_CLAIM_LAST_GAVE_BACK if it reserved the slot, found no bit (a sleeper
+ * woke by itself meanwhile) and gave the slot back as the last searcher:
+ * a producer that saw the reservation woke nobody, so the caller must look
+ * at the queues again (tests/model/README.md, finding 5).
  */
 int idle_claim_parked(struct blitz_idle *idle)
 {
@@ -97,7 +101,8 @@ int idle_claim_parked(struct blitz_idle *idle)
 		}
 	}
 	/* Nobody to wake after all: give the searcher slot back. */
-	atomic_fetch_sub(&idle->num_searching, 1);
+	if (atomic_fetch_sub(&idle->num_searching, 1) == 1)
+		return IDLE_CLAIM_LAST_GAVE_BACK;
 	return -1;
 }
 

@@ -42,6 +42,8 @@ bool idle_try_become_searcher(struct blitz_idle *idle);
 bool idle_transition_from_searching(struct blitz_idle *idle);
 bool idle_set_parked(struct blitz_idle *idle, unsigned w, bool was_searching);
 bool idle_unset_parked(struct blitz_idle *idle, unsigned w);
+/* idle_claim_parked's "gave its reserved searcher slot back, and was the last". */
+#define IDLE_CLAIM_LAST_GAVE_BACK (-2)
 int idle_claim_parked(struct blitz_idle *idle);
 void idle_release_searcher(struct blitz_idle *idle);
 bool idle_is_parked(struct blitz_idle *idle, unsigned w);

@@ -125,18 +125,31 @@ void runtime_start(struct blitz_runtime *rt)
  * runtime_notify_parked - the producer's half of the idle protocol
  * (core/idle.h): after queueing a task, wake one sleeping worker if nobody
  * is searching.  @waker: the notifying worker's index, -1 from outside.
+ *
+ * A claim that reserved the searcher slot but found no sleeper's bit gives
+ * the slot back; a producer that saw the reservation meanwhile woke nobody,
+ * so the last one to give it back looks at the queues again, as any last
+ * searcher does (spin found the lost wakeup: tests/model/README.md,
+ * finding 5).  The loop ends: it goes round only while a worker is between
+ * clearing its own bit and num_parked--, or another producer just queued.
  */
 void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 {
 	int w;
 
-	/* seq_cst fence: order our queue push before the idle-state loads. */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (idle_searching(&rt->idle) != 0)
-		return;
-	w = idle_claim_parked(&rt->idle);
-	if (w < 0)
-		return;
+	for (;;) {
+		/* seq_cst fence: our queue push (or the slot's give-back) before
+		 * the idle-state and queue loads that follow. */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (idle_searching(&rt->idle) != 0)
+			return;
+		w = idle_claim_parked(&rt->idle);
+		if (w >= 0)
+			break;
+		if (w != IDLE_CLAIM_LAST_GAVE_BACK || !runtime_has_work(rt))
+			return;
+		__builtin_ia32_pause();
+	}
 	/* Relaxed: published by park_unpark's exchange. */
 	atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
 	worker_unpark(&rt->workers[w]);
