@@ -20,6 +20,24 @@ double test_timeout_scale(void)
 	return s ? atof(s) : 1.0;
 }
 
+const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS] = {
+	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
+};
+const char *const test_backend_names[TEST_BACKENDS] = { "io_uring", "epoll", "poll" };
+
+struct blitz_runtime *test_runtime_on(int i)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = 2;
+	c.backend = test_backend_kinds[i];
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	return rt;
+}
+
 #define MAX_SUITES 64
 static struct {
 	const char *name;

@@ -5,6 +5,8 @@
 
 #include <check.h>
 #include <stdio.h>
+#include <string.h>
+#include <blitz.h>
 
 /*
  * Each test file registers its suite: BLITZ_SUITE(name, make_fn) at file
@@ -30,5 +32,24 @@ void blitz_register_suite(const char *name, Suite *(*make)(void));
 		tc_; })
 
 double test_timeout_scale(void);
+
+/*
+ * The I/O backends, indexed like the loop tests that run once on each
+ * (tcase_add_loop_test(tc, fn, 0, TEST_BACKENDS)).
+ */
+#define TEST_BACKENDS 3
+extern const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS];
+extern const char *const test_backend_names[TEST_BACKENDS];
+
+/* A 2-worker runtime on backend @i (it may fall back: NEED_BACKEND). */
+struct blitz_runtime *test_runtime_on(int i);
+
+/* Skip, freeing @rt, when backend @i is not what @rt got here. */
+#define NEED_BACKEND(rt, i) do {					\
+		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) { \
+			blitz_runtime_free(rt);				\
+			SKIP("%s unavailable here", test_backend_names[i]); \
+		}							\
+	} while (0)
 
 #endif

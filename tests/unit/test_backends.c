@@ -15,11 +15,6 @@
 
 bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker);
 
-static const enum blitz_io_backend kinds[] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-static const char *const names[] = { "io_uring", "epoll", "poll" };
-
 /* A waker that counts its wakes and drops. */
 struct counter { _Atomic int wakes, drops; };
 static void c_wake(const void *d) { atomic_fetch_add(&((struct counter *)d)->wakes, 1); }
@@ -33,7 +28,7 @@ static bool have;
 
 static void open_backend(int i)
 {
-	have = io_driver_init(&io, NULL, kinds[i], true) == 0 && io.backend->kind == kinds[i];
+	have = io_driver_init(&io, NULL, test_backend_kinds[i], true) == 0 && io.backend->kind == test_backend_kinds[i];
 	if (!have && io.backend)
 		io_driver_deinit(&io);
 }
@@ -54,7 +49,7 @@ START_TEST(read_waits_then_completes)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));	/* nothing to read yet */
@@ -82,7 +77,7 @@ START_TEST(socket_ops_and_errors)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
 	blitz_io_prep_send(&op, sv[0], "abc", 3, 0);
 	now = io_submit_op(&io, &op, c_clone(&c));
@@ -128,7 +123,7 @@ START_TEST(cancel_pending)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));
@@ -161,7 +156,7 @@ START_TEST(wake_interrupts_blocking_reap)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);	/* something to wait for */
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));
@@ -190,7 +185,7 @@ START_TEST(many_waiters_fifo_and_exactly_once)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
 	for (int k = 0; k < N; k++) {
 		blitz_io_prep_recv(&ops[k], sv[1], bufs[k], 1, 0);
@@ -211,7 +206,7 @@ START_TEST(many_waiters_fifo_and_exactly_once)
 	for (int k = 0; k < N; k++)
 		ck_assert_int_eq(seen[k], 1);
 	/* The readiness backends deliver in submission order. */
-	if (kinds[_i] != BLITZ_BACKEND_IO_URING)
+	if (test_backend_kinds[_i] != BLITZ_BACKEND_IO_URING)
 		for (int k = 0; k < N; k++)
 			ck_assert_int_eq(bufs[k][0], k);
 	close(sv[0]);

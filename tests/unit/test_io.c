@@ -20,27 +20,9 @@
 #include <blitz.h>
 #include "suites.h"
 
-static const enum blitz_io_backend kinds[] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-static const char *const names[] = { "io_uring", "epoll", "poll" };
-
-static struct blitz_runtime *rt_on(int i)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = kinds[i];
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
-
 static bool backend_is(struct blitz_runtime *rt, int i)
 {
-	return !strcmp(blitz_io_backend_name(rt), names[i]);
+	return !strcmp(blitz_io_backend_name(rt), test_backend_names[i]);
 }
 
 /* Reads `rounds` messages from a pipe, one at a time. */
@@ -79,14 +61,14 @@ static const struct blitz_task_vtable reader_vt = BLITZ_TASK_VTABLE(reader_poll,
 
 START_TEST(completion_wakes_sleeping_runtime)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	int fds[2];
 	struct reader r = { .rounds = 50 };
 	struct blitz_task *t;
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	}
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	r.fd = fds[0];
@@ -109,14 +91,14 @@ END_TEST
 
 START_TEST(cancel_and_shutdown_with_io_in_flight)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	int fds[2];
 	struct reader r = { .rounds = 1 };
 	struct blitz_task *a;
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	}
 	atomic_store(&reader_drops, 0);
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);

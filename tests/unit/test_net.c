@@ -18,31 +18,6 @@
 #include <blitz.h>
 #include "suites.h"
 
-static const enum blitz_io_backend kinds[] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-static const char *const names[] = { "io_uring", "epoll", "poll" };
-
-static struct blitz_runtime *rt_on(int i)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = kinds[i];
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
-
-#define NEED_BACKEND(rt, i) do {					\
-		if (strcmp(blitz_io_backend_name(rt), names[i])) {	\
-			blitz_runtime_free(rt);				\
-			SKIP("%s unavailable here", names[i]);		\
-		}							\
-	} while (0)
-
 /* The payload of connection c: a pattern no two connections share. */
 static unsigned char pattern_at(unsigned c, size_t i)
 {
@@ -313,7 +288,7 @@ static unsigned scaled(unsigned n)
 
 START_TEST(echo_1000_connections)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 
 	NEED_BACKEND(rt, _i);
 	echo_workload(rt, scaled(1000), 16384, 11);
@@ -323,7 +298,7 @@ END_TEST
 
 START_TEST(echo_large_payloads)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 
 	NEED_BACKEND(rt, _i);
 	echo_workload(rt, 4, PAYLOAD_MAX, 77);
@@ -337,9 +312,9 @@ START_TEST(same_results_on_every_backend)
 	int have = 0;
 
 	for (int i = 0; i < 3; i++) {
-		struct blitz_runtime *rt = rt_on(i);
+		struct blitz_runtime *rt = test_runtime_on(i);
 
-		if (strcmp(blitz_io_backend_name(rt), names[i])) {
+		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) {
 			blitz_runtime_free(rt);
 			digest[i] = 0;
 			continue;
@@ -380,7 +355,7 @@ static const struct blitz_task_vtable dialer_vt = BLITZ_TASK_VTABLE(dialer_poll,
 
 START_TEST(connection_refused)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct blitz_addr a;
 	struct dialer d = { 0 };
 	int fd;
@@ -425,7 +400,7 @@ static const struct blitz_task_vtable blaster_vt = BLITZ_TASK_VTABLE(blaster_pol
 
 START_TEST(peer_reset_mid_stream)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct blitz_addr a;
 	struct blaster b = { 0 };
 	struct blitz_task *t;
@@ -470,7 +445,7 @@ END_TEST
 START_TEST(accept_survives_descriptor_exhaustion)
 {
 	enum { CONNS = 60 };
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct server srv = { .fd = -1 };
 	struct blitz_addr to;
 	struct rlimit rl;
@@ -546,7 +521,7 @@ static const struct blitz_task_vtable slow_dial_vt = BLITZ_TASK_VTABLE(slow_dial
 
 START_TEST(connect_timeout)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct blitz_addr a;
 	struct slow_dial d = { 0 };
 	int lfd, fill[8];
@@ -607,7 +582,7 @@ static const struct blitz_task_vtable quiet_read_vt = BLITZ_TASK_VTABLE(quiet_re
 
 START_TEST(read_timeout)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct quiet_read q = { 0 };
 	int sv[2];
 
@@ -650,7 +625,7 @@ static const struct blitz_task_vtable udp_ping_vt = BLITZ_TASK_VTABLE(udp_ping_p
 
 START_TEST(udp_send_to_recv_from)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct blitz_addr a, from;
 	struct udp_ping u = { 0 };
 
@@ -676,7 +651,7 @@ END_TEST
 
 START_TEST(unix_stream_echo)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct server srv = { .fd = -1 };
 	struct blitz_addr a;
 	struct acceptor ac = { .srv = &srv };

@@ -16,28 +16,10 @@
 #include <blitz.h>
 #include "suites.h"
 
-static const enum blitz_io_backend kinds[] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-static const char *const names[] = { "io_uring", "epoll", "poll" };
-
-static struct blitz_runtime *rt_on(int i)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = kinds[i];
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
-
 #define SKIP_UNLESS_BACKEND(rt, i) do {					\
-		if (strcmp(blitz_io_backend_name(rt), names[i])) {	\
+		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) {	\
 			blitz_runtime_free(rt);				\
-			SKIP("%s unavailable here", names[i]);		\
+			SKIP("%s unavailable here", test_backend_names[i]);		\
 		}							\
 	} while (0)
 
@@ -143,7 +125,7 @@ static struct blitz_exit_status wait_exit(struct blitz_runtime *rt, struct blitz
 
 START_TEST(large_stdout_and_stderr_while_waiting)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	const char *argv[] = { "sh", "-c",
 		"head -c 10000000 /dev/zero; head -c 3000000 /dev/zero >&2; exit 7", NULL };
 	struct blitz_command cmd = {
@@ -237,7 +219,7 @@ static const struct blitz_task_vtable checker_vt = BLITZ_TASK_VTABLE(checker_pol
 
 START_TEST(stdin_to_stdout_through_cat)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct blitz_command cmd = {
 		.program = "cat",
 		.stdio = { BLITZ_STDIO_PIPE, BLITZ_STDIO_PIPE, BLITZ_STDIO_INHERIT },
@@ -275,7 +257,7 @@ END_TEST
 
 START_TEST(exit_codes_and_signals_decoded)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	const char *exit42[] = { "sh", "-c", "exit 42", NULL };
 	const char *segv[] = { "sh", "-c", "kill -SEGV $$", NULL };
 	struct blitz_command cmd = { .program = "sh" };
@@ -312,7 +294,7 @@ END_TEST
 
 START_TEST(kill_a_sleeping_child)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	const char *argv[] = { "sleep", "100", NULL };
 	struct blitz_command cmd = { .program = "sleep", .argv = argv };
 	struct blitz_process *p;
@@ -397,7 +379,7 @@ static const struct blitz_task_vtable runner_vt = BLITZ_TASK_VTABLE(runner_poll,
 
 START_TEST(environment_cwd_and_mask_from_a_worker)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	const char *argv[] = { "sh", "-c",
 		"printf '%s|%s|' \"$BLITZ_FOO\" \"$(pwd)\"; grep SigBlk /proc/self/status", NULL };
 	const char *envp[] = { "BLITZ_FOO=bar baz", "PATH=/usr/bin:/bin", NULL };
@@ -423,7 +405,7 @@ END_TEST
 /* Many children at once, each waited by its own task. */
 START_TEST(many_children_at_once)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	const char *argv[] = { "sh", "-c", "exit $(( $$ % 100 ))", NULL };
 	struct blitz_command cmd = { .program = "sh", .argv = argv };
 	enum { N = 50 };

@@ -29,28 +29,10 @@
 #include <blitz.h>
 #include "suites.h"
 
-static const enum blitz_io_backend kinds[] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-static const char *const names[] = { "io_uring", "epoll", "poll" };
-
-static struct blitz_runtime *rt_on(int i)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = kinds[i];
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
-
 #define SKIP_UNLESS_BACKEND(rt, i) do {					\
-		if (strcmp(blitz_io_backend_name(rt), names[i])) {	\
+		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) {	\
 			blitz_runtime_free(rt);				\
-			SKIP("%s unavailable here", names[i]);		\
+			SKIP("%s unavailable here", test_backend_names[i]);		\
 		}							\
 	} while (0)
 
@@ -85,7 +67,7 @@ static const struct blitz_task_vtable stopper_vt = BLITZ_TASK_VTABLE(stopper_pol
 
 START_TEST(token_awaiters_finish_and_drain_returns)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct stopper s = { 0 };
 
 	SKIP_UNLESS_BACKEND(rt, _i);
@@ -132,7 +114,7 @@ static const struct blitz_task_vtable deaf_vt = BLITZ_TASK_VTABLE(deaf_poll, dea
 
 START_TEST(drain_deadline_then_free_cancels)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct stopper s = { 0 };
 	struct deaf d = { 0 };
 	int fds[2];
@@ -394,7 +376,7 @@ START_TEST(echo_server_sigterm_under_load_loses_nothing)
 	ck_assert_int_eq(blitz_signals_block(&set), 0);
 	sw.sig = blitz_signals_open(&set);
 	ck_assert_ptr_nonnull(sw.sig);
-	rt = rt_on(_i);
+	rt = test_runtime_on(_i);
 	SKIP_UNLESS_BACKEND(rt, _i);
 	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
 	ga.lfd = blitz_listen(&a, 128);
@@ -430,7 +412,7 @@ START_TEST(echo_server_sigterm_under_load_loses_nothing)
 	ck_assert_int_eq(rcvd, atomic_load(&tot.echoed));
 	ck_assert_int_ge(rcvd, CLIENTS * 100000L);
 	printf("shutdown: %s: %d connections, sent %ld, server read %ld, echoed %ld, client got %ld\n",
-	       names[_i], CLIENTS, sent, atomic_load(&tot.read), atomic_load(&tot.echoed), rcvd);
+	       test_backend_names[_i], CLIENTS, sent, atomic_load(&tot.read), atomic_load(&tot.echoed), rcvd);
 	ck_assert_msg(sent > rcvd, "SIGTERM came mid-stream: sent %ld, echoed %ld", sent, rcvd);
 	close(ga.lfd);
 	blitz_signals_close(sw.sig);

@@ -16,27 +16,9 @@
 #include <blitz.h>
 #include "suites.h"
 
-static const enum blitz_io_backend kinds[] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-static const char *const names[] = { "io_uring", "epoll", "poll" };
-
-static struct blitz_runtime *rt_on(int i)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = kinds[i];
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
-
 static bool backend_is(struct blitz_runtime *rt, int i)
 {
-	return !strcmp(blitz_io_backend_name(rt), names[i]);
+	return !strcmp(blitz_io_backend_name(rt), test_backend_names[i]);
 }
 
 static _Atomic int handled;	/* signals a handler ran for: must stay 0 */
@@ -204,11 +186,11 @@ START_TEST(signals_reach_the_stream_not_the_threads)
 	ck_assert_int_eq(blitz_signals_block(&set), 0);
 	s.sig = blitz_signals_open(&set);
 	ck_assert_ptr_nonnull(s.sig);
-	rt = rt_on(_i);
+	rt = test_runtime_on(_i);
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
 		blitz_signals_close(s.sig);
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	}
 	t = blitz_spawn(rt, &sigrecv_vt, &s, sizeof(s));
 	ck_assert_ptr_nonnull(t);
@@ -244,11 +226,11 @@ START_TEST(realtime_signals_queue)
 	ck_assert_int_eq(blitz_signals_block(&set), 0);
 	s.sig = blitz_signals_open(&set);
 	ck_assert_ptr_nonnull(s.sig);
-	rt = rt_on(_i);
+	rt = test_runtime_on(_i);
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
 		blitz_signals_close(s.sig);
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	}
 	for (int i = 0; i < 8; i++) {
 		union sigval v = { .sival_int = i };
@@ -279,7 +261,7 @@ START_TEST(runtime_threads_block_async_signals)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCHLD, SIGPIPE,
 				    SIGALRM, SIGQUIT, SIGWINCH };
-	struct blitz_runtime *rt = rt_on(1);
+	struct blitz_runtime *rt = test_runtime_on(1);
 	struct sigrecv s = { .want = 0 };
 	struct blitz_blocking job;
 
@@ -318,11 +300,11 @@ START_TEST(pending_receive_cancel_and_shutdown)
 	ck_assert_int_eq(blitz_signals_block(&set), 0);
 	s.sig = blitz_signals_open(&set);
 	ck_assert_ptr_nonnull(s.sig);
-	rt = rt_on(_i);
+	rt = test_runtime_on(_i);
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
 		blitz_signals_close(s.sig);
-		SKIP("%s unavailable here", names[_i]);
+		SKIP("%s unavailable here", test_backend_names[_i]);
 	}
 	t = blitz_spawn(rt, &sigrecv_vt, &s, sizeof(s));
 	ck_assert_int_eq(blitz_spawn_detached(rt, &sigrecv_vt, &s, sizeof(s)), 0);

@@ -19,31 +19,6 @@
 #include <blitz.h>
 #include "suites.h"
 
-static const enum blitz_io_backend kinds[] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-static const char *const names[] = { "io_uring", "epoll", "poll" };
-
-static struct blitz_runtime *rt_on(int i)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = kinds[i];
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
-
-#define NEED_BACKEND(rt, i) do {					\
-		if (strcmp(blitz_io_backend_name(rt), names[i])) {	\
-			blitz_runtime_free(rt);				\
-			SKIP("%s unavailable here", names[i]);		\
-		}							\
-	} while (0)
-
 static void nonblock(int fd)
 {
 	ck_assert_int_eq(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
@@ -215,7 +190,7 @@ static void lines_over(struct blitz_runtime *rt, int rfd, int wfd)
 
 START_TEST(lines_over_tcp)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	int sv[2];
 
 	NEED_BACKEND(rt, _i);
@@ -227,7 +202,7 @@ END_TEST
 
 START_TEST(lines_over_pipe)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	int p[2];
 
 	NEED_BACKEND(rt, _i);
@@ -239,7 +214,7 @@ END_TEST
 
 START_TEST(lines_over_unix)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	int sv[2];
 
 	NEED_BACKEND(rt, _i);
@@ -295,7 +270,7 @@ static const struct blitz_task_vtable long_line_vt = BLITZ_TASK_VTABLE(long_line
 
 START_TEST(line_longer_than_max)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct long_line ll = { 0 };
 	char text[160];
 	int p[2], n;
@@ -444,7 +419,7 @@ static const struct blitz_task_vtable small_writer_vt =
 
 START_TEST(bufwriter_small_writes)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct small_writer sw = { .total = 1000003 };
 	struct blitz_task *tw, *tc;
 	int sv[2];
@@ -587,7 +562,7 @@ static struct copier join_copier(struct blitz_task *t)
  */
 START_TEST(copy_pipe_tcp_pipe)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct small_writer sw = { .total = (6u << 20) + 13 };
 	struct watch wa = { 0 }, wx = { 0 }, wy = { 0 }, wb = { 0 };
 	struct blitz_task *tw, *t1, *t2, *tc;
@@ -630,7 +605,7 @@ END_TEST
 /* A regular file (the fs module underneath) copied into a socket. */
 START_TEST(copy_file_to_socket)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct blitz_task *t, *tc;
 	struct blitz_stream from;
 	struct copier c;
@@ -673,7 +648,7 @@ END_TEST
  */
 START_TEST(copy_peer_reset)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct small_writer sw = { .total = 64u << 20 };
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	struct blitz_task *tw, *t;
@@ -759,7 +734,7 @@ static const struct blitz_task_vtable exact_vt = BLITZ_TASK_VTABLE(exact_poll, N
 
 START_TEST(fill_consume_read_exact)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct exact *e = calloc(1, sizeof(*e));
 	unsigned char data[10000];
 	int p[2];
@@ -818,7 +793,7 @@ static const struct blitz_task_vtable refused_vt = BLITZ_TASK_VTABLE(refused_pol
 
 START_TEST(read_only_stream)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct refused f = { .s = { .vt = &read_only_vt, .fd = -1 } };
 
 	NEED_BACKEND(rt, _i);
@@ -832,7 +807,7 @@ END_TEST
 /* A socket copied into a regular file (fs writes: the pool on epoll/poll). */
 START_TEST(copy_socket_to_file)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct small_writer sw = { .total = 2000000 };
 	struct blitz_task *tw, *t;
 	struct copier c;
@@ -877,7 +852,7 @@ END_TEST
  */
 START_TEST(cancel_pending)
 {
-	struct blitz_runtime *rt = rt_on(_i);
+	struct blitz_runtime *rt = test_runtime_on(_i);
 	struct blitz_task *tr, *tc;
 	int sv[2], p[2], sv2[2];
 
