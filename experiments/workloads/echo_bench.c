@@ -55,20 +55,13 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <blitz.h>
+#include "bench_util.h"
 
 #define PROG		"echo-bench"
 #define ECHO_BUF	16384		/* the server's read buffer (as the peers') */
 #define MAX_CONNS	100000
 #define MAX_SIZE	(16l << 20)
 #define STOP_TIMEOUT_S	10		/* --server-only: the graceful stop's deadline */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void die(const char *what)
 {
@@ -840,7 +833,7 @@ static int push(struct cthread *t, struct cconn *c)
 static int start_msg(struct cthread *t, struct cconn *c)
 {
 	c->sent = c->rcvd = 0;
-	c->t0 = now_ns();
+	c->t0 = bench_now_ns();
 	return push(t, c);
 }
 
@@ -898,7 +891,7 @@ static int on_event(struct cthread *t, struct cconn *c, uint32_t ev)
 	r = pull(t, c);
 	if (r <= 0)
 		return r;
-	now = now_ns();
+	now = bench_now_ns();
 	complete(t, c, now);
 	if (now >= t->cl->measure_end)
 		return 0;		/* the connection rests until the end */
@@ -936,7 +929,7 @@ static void run_loop(struct cthread *t)
 			cfail(t, "send", errno);
 			return;
 		}
-	while (now_ns() < t->cl->measure_end && !atomic_load_explicit(&t->cl->failed,
+	while (bench_now_ns() < t->cl->measure_end && !atomic_load_explicit(&t->cl->failed,
 								       memory_order_relaxed)) {
 		int n = epoll_wait(t->ep, evs, 256, 100);
 
@@ -1036,7 +1029,7 @@ static int run_client(const struct opts *o, const struct blitz_addr *to,
 			die("pthread_create");
 	}
 	pthread_barrier_wait(&cl.ready);	/* every connection is up */
-	cl.measure_start = now_ns() + (uint64_t)(o->warmup * 1e9);
+	cl.measure_start = bench_now_ns() + (uint64_t)(o->warmup * 1e9);
 	cl.measure_end = cl.measure_start + (uint64_t)(o->duration * 1e9);
 	pthread_barrier_wait(&cl.go);
 	hist_init(all);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <blitz.h>
+#include "bench_util.h"
 
 #define SPAWN_TASKS	10000
 #define YIELD_TASKS	200
@@ -24,14 +25,6 @@
 #define CHAIN_LEN	1000
 
 static struct blitz_runtime *rt;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void die(const char *what)
 {
@@ -390,13 +383,6 @@ static const struct bench benches[] = {
 	{ "spawn_await", bench_spawn_await, SPAWN_TASKS },
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void run_bench(const struct bench *b, unsigned workers, int iters, int warmup)
 {
 	uint64_t *t = calloc((size_t)iters, sizeof(*t));
@@ -407,12 +393,12 @@ static void run_bench(const struct bench *b, unsigned workers, int iters, int wa
 	for (int i = 0; i < warmup; i++)
 		b->run();
 	for (int i = 0; i < iters; i++) {
-		uint64_t start = now_ns();
+		uint64_t start = bench_now_ns();
 
 		b->run();
-		t[i] = now_ns() - start;
+		t[i] = bench_now_ns() - start;
 	}
-	qsort(t, (size_t)iters, sizeof(*t), cmp_u64);
+	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
 	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
 	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f}\n",
@@ -453,21 +439,6 @@ static void usage(FILE *f)
 		"The policy knobs come from the environment (BLITZ_LIFO, BLITZ_STEAL, ...).\n");
 }
 
-static long parse_num(const char *opt, const char *v, long lo, long hi)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || !*v || n < lo || n > hi) {
-		fprintf(stderr, "sched-bench: %s %s: expected a number from %ld to %ld\n",
-			opt, v, lo, hi);
-		exit(2);
-	}
-	return n;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -493,9 +464,9 @@ int main(int argc, char **argv)
 	}
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'w': cfg.workers = (unsigned)parse_num("--workers", optarg, 1, blitz_max_workers()); break;
-		case 'i': iters = (int)parse_num("--iters", optarg, 1, 1000000); break;
-		case 'W': warmup = (int)parse_num("--warmup", optarg, 0, 1000000); break;
+		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
+		case 'i': iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
+		case 'W': warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
 		case 'b': which = optarg; break;
 		case 's': stats = 1; break;
 		case 'l':

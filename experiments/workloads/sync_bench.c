@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <blitz.h>
+#include "bench_util.h"
 
 #define MAX_TASKS	8
 #define MPMC_CAPACITY	1024	/* blitz's ring is a power of two; Tokio's is 1000 */
@@ -121,14 +122,6 @@ static unsigned long allocs_now(void)
 
 static struct blitz_runtime *rt;
 static volatile uint64_t sink;		/* keeps results alive */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void die(const char *what)
 {
@@ -693,13 +686,6 @@ static const struct bench benches[] = {
 
 #define NBENCH (sizeof(benches) / sizeof(benches[0]))
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* one_iter - one iteration of @b; returns its run time, adds its allocations. */
 static uint64_t one_iter(const struct bench *b, long ops, unsigned long *allocs)
 {
@@ -709,9 +695,9 @@ static uint64_t one_iter(const struct bench *b, long ops, unsigned long *allocs)
 	if (b->setup)
 		b->setup(ops);
 	a0 = allocs_now();
-	start = now_ns();
+	start = bench_now_ns();
 	b->run(ops);
-	t = now_ns() - start;
+	t = bench_now_ns() - start;
 	*allocs += allocs_now() - a0;
 	if (b->teardown)
 		b->teardown(ops);
@@ -737,7 +723,7 @@ static void run_bench(const struct bench *b, long ops, unsigned workers, int ite
 		one_iter(b, ops, &ignored);
 	for (int i = 0; i < iters; i++)
 		t[i] = one_iter(b, ops, &allocs);
-	qsort(t, (size_t)iters, sizeof(*t), cmp_u64);
+	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
 	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
 	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f",
@@ -756,21 +742,6 @@ static void usage(FILE *f)
 		"blitz's sync primitives and channels on blitz-io's 18 benchmarks against Tokio;\n"
 		"one JSON line per benchmark.  --workers (default 4) is for the task benches;\n"
 		"--ops overrides every benchmark's op count (for smoke tests).\n");
-}
-
-static long parse_num(const char *opt, const char *v, long lo, long hi)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || !*v || n < lo || n > hi) {
-		fprintf(stderr, "sync-bench: %s %s: expected a number from %ld to %ld\n",
-			opt, v, lo, hi);
-		exit(2);
-	}
-	return n;
 }
 
 /* selected - is @name in the comma-separated list @which ("all": every one)? */
@@ -833,10 +804,10 @@ int main(int argc, char **argv)
 	}
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'w': cfg.workers = (unsigned)parse_num("--workers", optarg, 1, blitz_max_workers()); break;
-		case 'i': iters = (int)parse_num("--iters", optarg, 1, 1000000); break;
-		case 'W': warmup = (int)parse_num("--warmup", optarg, 0, 1000000); break;
-		case 'o': ops = parse_num("--ops", optarg, 1, 100000000); break;
+		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
+		case 'i': iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
+		case 'W': warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
+		case 'o': ops = bench_parse_num("--ops", optarg, 1, 100000000); break;
 		case 'b': which = optarg; break;
 		case 'l':
 			for (size_t i = 0; i < NBENCH; i++)
