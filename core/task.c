@@ -228,19 +228,41 @@ void blitz_shield_exit(struct blitz_cx *cx)
  * schedule - queue @t: on the calling worker if it belongs to @t's runtime,
  * else on the global queue.  The probe fires before the task is visible to
  * other workers, so that task_schedule always precedes task_poll_start.
+ *
+ * Two copies: schedule_traced() fires the probe, and is taken only while a
+ * tracer holds task_schedule's semaphore; the untraced path has no probe
+ * site, so it keeps its tail calls and needs no stack frame (a probe whose
+ * arguments live across the call cost ~12 instructions per wake: callgrind,
+ * docs/probes.md "What an unattached probe costs").
  */
-static inline __attribute__((always_inline)) void schedule(struct blitz_task *t, bool yield)
+static inline __attribute__((always_inline)) void
+schedule_on(struct blitz_task *t, bool yield, bool traced)
 {
 	struct blitz_worker *w = current_worker;
 
 	if (w && w->rt == t->rt) {
-		TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, (int)w->index,
-			   worker_local_dest(w, yield));
+		if (traced)
+			TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, (int)w->index,
+				   worker_local_dest(w, yield));
 		worker_schedule_local(w, t, yield);
 	} else {
-		TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, -1, DEST_GLOBAL);
+		if (traced)
+			TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, -1, DEST_GLOBAL);
 		runtime_schedule(t->rt, t, yield);
 	}
+}
+
+static __attribute__((noinline, cold)) void schedule_traced(struct blitz_task *t, bool yield)
+{
+	schedule_on(t, yield, true);
+}
+
+static inline __attribute__((always_inline)) void schedule(struct blitz_task *t, bool yield)
+{
+	if (BLITZ_TASK_SCHEDULE_ENABLED())
+		schedule_traced(t, yield);
+	else
+		schedule_on(t, yield, false);
 }
 
 void blitz_task_schedule(struct blitz_task *t)

@@ -99,21 +99,38 @@ static bool should_notify_others(struct blitz_worker *w)
 	       queue_len(&w->queue) > 1;
 }
 
-static inline __attribute__((always_inline)) void push_ring(struct blitz_worker *w, struct blitz_task *t)
+static inline __attribute__((always_inline)) void
+push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
 	if (r == QUEUE_PUSHED) {
-		BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
-				 BLITZ_LOCAL_PUSH_ENABLED() ? queue_len(&w->queue) : 0);
+		if (traced)
+			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
+					 queue_len(&w->queue));
 		return;
 	}
 	stat_inc(w, overflows);
 	stat_add(w, overflowed, r == QUEUE_OVERFLOWED ? QUEUE_HALF : 1);
 	BLITZ_OVERFLOW((int)w->index, r == QUEUE_OVERFLOWED ? QUEUE_HALF : 1);
-	if (r == QUEUE_OVERFLOWED)
+	if (traced && r == QUEUE_OVERFLOWED)
 		BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
-				 BLITZ_LOCAL_PUSH_ENABLED() ? queue_len(&w->queue) : 0);
+				 queue_len(&w->queue));
+}
+
+static __attribute__((noinline, cold)) void push_ring_traced(struct blitz_worker *w, struct blitz_task *t)
+{
+	push_ring_on(w, t, true);
+}
+
+/* push_ring - @t to the back of @w's ring; local_push fires only in the
+ * traced copy (the same split as worker_run_task). */
+static inline __attribute__((always_inline)) void push_ring(struct blitz_worker *w, struct blitz_task *t)
+{
+	if (BLITZ_LOCAL_PUSH_ENABLED())
+		push_ring_traced(w, t);
+	else
+		push_ring_on(w, t, false);
 }
 
 /* worker_local_dest - where worker_schedule_local() will put a task. */
@@ -332,7 +349,8 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source)
 /* Running tasks                                                           */
 
 /* worker_run_task - poll @t once on @w (NULL: a helping non-worker thread). */
-void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
+static inline __attribute__((always_inline)) void
+run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 {
 	int widx = w ? (int)w->index : -1;
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
@@ -346,9 +364,11 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 	if (w)
 		stat_inc(w, polls);
 	current_task = t;
-	TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
+	if (traced)
+		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
-	TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY);
+	if (traced)
+		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY);
 	current_task = NULL;
 
 	if (r == BLITZ_READY) {
@@ -357,6 +377,27 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 	}
 	if (task_transition_after_poll(t, cx.yielded) == TASK_RESCHEDULE)
 		t->vtable->reschedule(t);
+}
+
+static __attribute__((noinline, cold)) void
+run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
+{
+	run_task(w, t, source, true);
+}
+
+/*
+ * worker_run_task - poll @t once.  While a tracer holds task_poll_start's
+ * or task_poll_end's semaphore the copy with the probes runs; otherwise one
+ * without them, so that the probes' arguments (source, the worker index)
+ * are not kept live across the poll (docs/probes.md, "What an unattached
+ * probe costs").  Both semaphores are read: a tracer may attach to either.
+ */
+void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
+{
+	if (BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED())
+		run_task_traced(w, t, source);
+	else
+		run_task(w, t, source, false);
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
