@@ -518,11 +518,22 @@ static void worker_park(struct blitz_worker *w)
 	if (w->index == 0)
 		timeout = runtime_timer_park_timeout(rt, BLITZ_PARK_TIMEOUT_NS);
 	/* Final check, after our bit is visible (the parker's half of idle.h). */
-	if (runtime_has_work(rt) || atomic_load(&rt->shutdown) || timeout == 0) {
+	if (atomic_load(&rt->shutdown) || timeout == 0) {
 		if (!idle_unset_parked(idle, w->index))
 			w->searching = true;	/* claimed meanwhile: we search */
 		goto out;
 	}
+	/*
+	 * Work appeared since we looked: wake a sleeper as a searcher (often
+	 * ourselves: our futex is then NOTIFIED and the sleep below returns at
+	 * once) instead of taking our bit back and running it unannounced.
+	 * A searcher that finds work wakes the next one; a worker that just
+	 * ran the task would not, and a second queued task could wait behind
+	 * a long poll until a park timeout (model finding 1, RECHECK_NOTIFY in
+	 * tests/model/idle.pml; Tokio does the same).
+	 */
+	if (runtime_has_work(rt))
+		runtime_notify_parked(rt, (int)w->index);
 
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);

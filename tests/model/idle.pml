@@ -77,7 +77,8 @@
  *                     if it was the last, it looks at every queue and, if
  *                     it finds work, notifies again (README.md, finding 5)
  *   RECHECK_NOTIFY    a parker whose final check finds work notifies (as
- *                     Tokio) instead of running the work itself
+ *                     Tokio, and core/ since finding 1) instead of running
+ *                     the work itself; 0 restores finding 1
  * Deliberate bugs (each check must find a counterexample):
  *   BUG_IGNORE_TRANSITIONING  a wake on a parking worker uses the LIFO slot
  *   BUG_NO_FINAL_CHECK        nobody re-checks the queues before sleeping
@@ -125,7 +126,7 @@
 #define HANG 0
 #endif
 #ifndef RECHECK_NOTIFY
-#define RECHECK_NOTIFY 0
+#define RECHECK_NOTIFY 1	/* core/ does (worker_park); 0 is finding 1 */
 #endif
 #ifndef SEARCH_MAX
 #define SEARCH_MAX ((NW + 1) / 2)
@@ -548,10 +549,10 @@ top:
 
 found_work:
 #if RECHECK_NOTIFY
-	/* Tokio: wake a parked worker as a searcher (maybe us), then park */
+	/* core/, Tokio: wake a parked worker as a searcher (maybe us), then park */
 	runtime_notify_parked();
 #else
-	/* core/: idle_unset_parked and run it ourselves */
+	/* finding 1: idle_unset_parked and run it ourselves */
 	goto unpark_self;
 #endif
 
