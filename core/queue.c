@@ -231,16 +231,6 @@ struct blitz_task *queue_steal_into(struct blitz_queue *src, struct blitz_queue 
 	return ret;
 }
 
-uint32_t queue_len(const struct blitz_queue *q)
-{
-	/* Relaxed: a hint (for notify decisions and statistics). */
-	uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
-	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
-	uint32_t n = tail - queue_real_pos(head);
-
-	return n > QUEUE_CAPACITY ? 0 : n;
-}
-
 bool queue_is_empty(const struct blitz_queue *q)
 {
 	/*

@@ -58,7 +58,18 @@ enum queue_push_result queue_push(struct blitz_queue *q, struct blitz_task *t,
 struct blitz_task *queue_pop(struct blitz_queue *q);
 struct blitz_task *queue_steal_into(struct blitz_queue *src, struct blitz_queue *dst,
 				    uint32_t max, uint32_t *taken, int *fail);
-uint32_t queue_len(const struct blitz_queue *q);
+
+/* queue_len - how many tasks @q holds; inline: the owner asks on every push. */
+static inline uint32_t queue_len(const struct blitz_queue *q)
+{
+	/* Relaxed: a hint (for notify decisions and statistics). */
+	uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	uint32_t n = tail - queue_real_pos(head);
+
+	return n > QUEUE_CAPACITY ? 0 : n;
+}
+
 bool queue_is_empty(const struct blitz_queue *q);
 
 #endif

@@ -155,22 +155,6 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 	worker_unpark(&rt->workers[w]);
 }
 
-/*
- * runtime_notify_parked_local - notify after a push to the calling worker's
- * own ring.  The pusher is awake and will run the task itself, so a missed
- * wake here costs parallelism (bounded by the 10 ms park timeout), never a
- * task: check the idle state with relaxed loads first and pay for the fence
- * only when someone sleeps and nobody searches.  Pushes that the pusher will
- * not run itself (the global queue) use runtime_notify_parked().
- */
-void runtime_notify_parked_local(struct blitz_runtime *rt, int waker)
-{
-	if (atomic_load_explicit(&rt->idle.num_searching, memory_order_relaxed) != 0 ||
-	    atomic_load_explicit(&rt->idle.num_parked, memory_order_relaxed) == 0)
-		return;
-	runtime_notify_parked(rt, waker);
-}
-
 /* runtime_has_work - is anything queued that a worker could take? */
 bool runtime_has_work(struct blitz_runtime *rt)
 {

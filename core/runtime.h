@@ -48,7 +48,23 @@ void runtime_start(struct blitz_runtime *rt);
 void runtime_block_signals(sigset_t *old);
 void runtime_restore_signals(const sigset_t *old);
 void runtime_notify_parked(struct blitz_runtime *rt, int waker);
-void runtime_notify_parked_local(struct blitz_runtime *rt, int waker);
+
+/*
+ * runtime_notify_parked_local - notify after a push to the calling worker's
+ * own ring.  The pusher is awake and will run the task itself, so a missed
+ * wake here costs parallelism (bounded by the 10 ms park timeout), never a
+ * task: check the idle state with relaxed loads first and pay for the fence
+ * only when someone sleeps and nobody searches.  Pushes that the pusher will
+ * not run itself (the global queue) use runtime_notify_parked().  Inline:
+ * a worker asks after most pushes.
+ */
+static inline void runtime_notify_parked_local(struct blitz_runtime *rt, int waker)
+{
+	if (atomic_load_explicit(&rt->idle.num_searching, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&rt->idle.num_parked, memory_order_relaxed) == 0)
+		return;
+	runtime_notify_parked(rt, waker);
+}
 bool runtime_has_work(struct blitz_runtime *rt);
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);
 
