@@ -383,8 +383,37 @@ static const struct bench benches[] = {
 	{ "spawn_await", bench_spawn_await, SPAWN_TASKS },
 };
 
+/*
+ * iter_stats - with --iter-stats, one stderr line per timed iteration: its
+ * time and what each worker did during it (polls, tasks stolen, parks), to
+ * see why one iteration is slower than the next.
+ */
+static int iter_stats;
+
+static void read_worker_stats(struct blitz_worker_stats *out, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		blitz_worker_stats(rt, i, &out[i]);
+}
+
+static void print_iter_stats(const char *name, int iter, uint64_t ns,
+			     const struct blitz_worker_stats *before,
+			     const struct blitz_worker_stats *after, unsigned n)
+{
+	fprintf(stderr, "%s iter %d: %.3f ms", name, iter, (double)ns / 1e6);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(stderr, " | w%u polls=%llu stolen=%llu parks=%llu", i,
+			(unsigned long long)(after[i].polls - before[i].polls),
+			(unsigned long long)(after[i].stolen - before[i].stolen),
+			(unsigned long long)(after[i].parks - before[i].parks));
+	fputc('\n', stderr);
+}
+
 static void run_bench(const struct bench *b, unsigned workers, int iters, int warmup)
 {
+	struct blitz_worker_stats before[64], after[64];
+	unsigned nw = workers < 64 ? workers : 64;
+
 	uint64_t *t = calloc((size_t)iters, sizeof(*t));
 	uint64_t median;
 
@@ -393,10 +422,17 @@ static void run_bench(const struct bench *b, unsigned workers, int iters, int wa
 	for (int i = 0; i < warmup; i++)
 		b->run();
 	for (int i = 0; i < iters; i++) {
-		uint64_t start = bench_now_ns();
+		uint64_t start;
 
+		if (iter_stats)
+			read_worker_stats(before, nw);
+		start = bench_now_ns();
 		b->run();
 		t[i] = bench_now_ns() - start;
+		if (iter_stats) {
+			read_worker_stats(after, nw);
+			print_iter_stats(b->name, i, t[i], before, after, nw);
+		}
 	}
 	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
 	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
@@ -434,7 +470,7 @@ static void print_stats(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sched-bench [--workers N] [--iters K] [--warmup W] "
-		"[--bench NAME|all] [--stats] [--list]\n"
+		"[--bench NAME|all] [--stats] [--iter-stats] [--list]\n"
 		"Tokio's scheduler benchmarks on blitz; one JSON line per benchmark.\n"
 		"The policy knobs come from the environment (BLITZ_LIFO, BLITZ_STEAL, ...).\n");
 }
@@ -447,6 +483,7 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "bench", required_argument, NULL, 'b' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "iter-stats", no_argument, NULL, 'I' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -469,6 +506,7 @@ int main(int argc, char **argv)
 		case 'W': warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
 		case 'b': which = optarg; break;
 		case 's': stats = 1; break;
+		case 'I': iter_stats = 1; break;
 		case 'l':
 			for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
 				puts(benches[i].name);
