@@ -308,8 +308,15 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 	return NULL;
 }
 
-static struct blitz_task *find_work(struct blitz_worker *w, int *source)
+/*
+ * find_work - the next task for @w, in the seeds' order; NULL if none.
+ * *@search_ns grows by the time spent stealing (the other workers' rings
+ * and the last global check): not poll time, so not part of the EWMA
+ * sample (Tokio stops its poll-time clock around the steal phase too).
+ */
+static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_t *search_ns)
 {
+	uint64_t search_start;
 	struct blitz_task *t;
 
 	if (w->polls_since_global >= w->global_interval &&
@@ -334,21 +341,19 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source)
 		*source = SRC_GLOBAL;
 		return t;
 	}
-	if ((t = steal_work(w))) {
+	search_start = clock_now_ns();
+	if ((t = steal_work(w)))
 		*source = SRC_STEAL;
-		return t;
-	}
-	if ((t = global_fetch(w))) {
+	else if ((t = global_fetch(w)))
 		*source = SRC_GLOBAL;
-		return t;
-	}
-	return NULL;
+	*search_ns += clock_now_ns() - search_start;
+	return t;
 }
 
 /* ---------------------------------------------------------------------- */
 /* Running tasks                                                           */
 
-/* worker_run_task - poll @t once on @w (NULL: a helping non-worker thread). */
+/* run_task - poll @t once on @w (NULL: a helping non-worker thread). */
 static inline __attribute__((always_inline)) void
 run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 {
@@ -562,7 +567,7 @@ out:
 
 static void worker_tick(struct blitz_worker *w)
 {
-	uint64_t start = clock_now_ns();
+	uint64_t start = clock_now_ns(), search_ns = 0;
 	uint32_t tasks_run = 0;
 	int source;
 
@@ -576,7 +581,7 @@ static void worker_tick(struct blitz_worker *w)
 	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0)
 		io_driver_reap(&w->rt->io, 0);
 	while (w->budget > 0) {
-		struct blitz_task *t = find_work(w, &source);
+		struct blitz_task *t = find_work(w, &source, &search_ns);
 
 		if (!t)
 			break;
@@ -593,7 +598,7 @@ static void worker_tick(struct blitz_worker *w)
 		stat_inc(w, budget_exhausted);
 		BLITZ_BUDGET_EXHAUSTED((int)w->index, w->tick);
 	}
-	update_interval(w, tasks_run, clock_now_ns() - start);
+	update_interval(w, tasks_run, clock_now_ns() - start - search_ns);
 	if (tasks_run == 0)
 		worker_park(w);
 }
