@@ -369,11 +369,14 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 	if (w)
 		stat_inc(w, polls);
 	current_task = t;
+	/* The poll's clock runs only in the traced copy, for a traced task. */
+	uint64_t poll_start = traced && task_traced(t) ? clock_now_ns() : 0;
 	if (traced)
 		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
 	if (traced)
-		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY);
+		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY,
+			   poll_start ? clock_now_ns() - poll_start : 0);
 	current_task = NULL;
 
 	if (r == BLITZ_READY) {
@@ -497,7 +500,7 @@ static void worker_park(struct blitz_worker *w)
 	struct blitz_runtime *rt = w->rt;
 	struct blitz_idle *idle = &rt->idle;
 	int reason, io_completions;
-	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS;
+	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from;
 
 	/*
 	 * From here on, wakes on this thread go to the global queue (seq_cst:
@@ -542,6 +545,8 @@ static void worker_park(struct blitz_worker *w)
 
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
+	/* The sleep is timed only while a tracer listens to unpark. */
+	slept_from = BLITZ_UNPARK_ENABLED() ? clock_now_ns() : 0;
 	worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
 		if (atomic_load(&rt->shutdown))
@@ -555,7 +560,8 @@ static void worker_park(struct blitz_worker *w)
 	}
 	BLITZ_UNPARK((int)w->index, reason,
 		     reason == UNPARK_NOTIFIED ? atomic_load_explicit(&w->woken_by,
-								      memory_order_relaxed) : -2);
+								      memory_order_relaxed) : -2,
+		     slept_from ? clock_now_ns() - slept_from : 0);
 out:
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
 		runtime_timer_unparked(rt);

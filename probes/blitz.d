@@ -12,7 +12,7 @@ provider blitz {
 	probe task_spawn(uint64_t task, int worker, int dest);
 	probe task_schedule(uint64_t task, int worker, int dest);
 	probe task_poll_start(int worker, uint64_t task, int source);
-	probe task_poll_end(int worker, uint64_t task, int ready);
+	probe task_poll_end(int worker, uint64_t task, int ready, uint64_t poll_ns);
 	probe task_complete(int worker, uint64_t task, int cancelled);
 	probe lifo_hit(int worker, uint64_t task);
 	probe lifo_flush(int worker, uint64_t task, int reason);
@@ -24,7 +24,7 @@ provider blitz {
 	probe searching_start(int worker, uint32_t searching);
 	probe searching_end(int worker, uint32_t searching, int found);
 	probe park(int worker, uint64_t timeout_ns);
-	probe unpark(int worker, int reason, int waker);
+	probe unpark(int worker, int reason, int waker, uint64_t slept_ns);
 	probe ewma_update(int worker, uint64_t avg_poll_ns, uint32_t interval);
 	probe budget_exhausted(int worker, uint64_t tick);
 	probe io_submit(int backend, int opcode, int fd, uint64_t op);
