@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* bench_util.c - see bench_util.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "bench_util.h"
 
@@ -21,17 +23,68 @@ int bench_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-long bench_parse_num(const char *opt, const char *v, long lo, long hi)
+uint64_t bench_median(const uint64_t *sorted, size_t n)
 {
-	char *end;
-	long n;
+	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+uint64_t bench_quantile(const uint64_t *sorted, size_t n, double q)
+{
+	size_t rank = (size_t)(q * (double)n);
+
+	if ((double)rank < q * (double)n)
+		rank++;		/* ceil */
+	if (rank < 1)
+		rank = 1;
+	return sorted[(rank > n ? n : rank) - 1];
+}
+
+static void bad_value(const char *opt, const char *v, const char *expected)
+{
+	fprintf(stderr, "%s: %s %s: expected %s\n", program_invocation_short_name, opt, v,
+		expected);
+	exit(2);
+}
+
+/* parse_scaled - @v as a number, with a suffix from @suffixes (may be ""). */
+static long parse_scaled(const char *opt, const char *v, long lo, long hi, const char *suffixes)
+{
+	char *end, what[96];
+	long n, unit = 1;
 
 	errno = 0;
 	n = strtol(v, &end, 10);
-	if (errno || *end || !*v || n < lo || n > hi) {
-		fprintf(stderr, "%s: %s %s: expected a number from %ld to %ld\n",
-			program_invocation_short_name, opt, v, lo, hi);
-		exit(2);
+	if (*end && end != v && end[1] == '\0' && strchr(suffixes, *end)) {
+		unit = *end == 'K' ? 1l << 10 : *end == 'M' ? 1l << 20 : 1l << 30;
+		end++;
 	}
-	return n;
+	if (errno || *end || end == v || n > LONG_MAX / unit || n < LONG_MIN / unit ||
+	    n * unit < lo || n * unit > hi) {
+		snprintf(what, sizeof(what), "a number from %ld to %ld%s", lo, hi,
+			 *suffixes ? " (suffix K, M or G allowed)" : "");
+		bad_value(opt, v, what);
+	}
+	return n * unit;
+}
+
+long bench_parse_num(const char *opt, const char *v, long lo, long hi)
+{
+	return parse_scaled(opt, v, lo, hi, "");
+}
+
+long bench_parse_size(const char *opt, const char *v, long lo, long hi)
+{
+	return parse_scaled(opt, v, lo, hi, "KMG");
+}
+
+enum blitz_io_backend bench_parse_backend(const char *opt, const char *v)
+{
+	if (!strcmp(v, "io_uring"))
+		return BLITZ_BACKEND_IO_URING;
+	if (!strcmp(v, "epoll"))
+		return BLITZ_BACKEND_EPOLL;
+	if (!strcmp(v, "poll"))
+		return BLITZ_BACKEND_POLL;
+	bad_value(opt, v, "io_uring, epoll or poll");
+	return BLITZ_BACKEND_AUTO;
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_util.h - what the workload programs (sched-bench, sync-bench,
- * echo-bench) share: the clock, sorting samples, option numbers.
+ * echo-bench, fs-bench, blocking-bench) share: the clock, sorting samples
+ * and reading statistics off them, option values.
  */
 #ifndef BLITZ_BENCH_UTIL_H
 #define BLITZ_BENCH_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <blitz.h>
 
 /* bench_now_ns - CLOCK_MONOTONIC in ns. */
 uint64_t bench_now_ns(void);
@@ -15,10 +18,31 @@ uint64_t bench_now_ns(void);
 int bench_cmp_u64(const void *a, const void *b);
 
 /*
+ * bench_median - the median of @n (> 0) @sorted samples; of an even count,
+ * the mean of the two middle ones (what the Tokio and Go peers print).
+ */
+uint64_t bench_median(const uint64_t *sorted, size_t n);
+
+/*
+ * bench_quantile - the @q-quantile (0 < q <= 1) of @n (> 0) @sorted
+ * samples by nearest rank: the ceil(q * n)-th smallest, exact (no buckets).
+ */
+uint64_t bench_quantile(const uint64_t *sorted, size_t n, double q);
+
+/*
  * bench_parse_num - option @opt's value @v as a number from @lo to @hi;
  * anything else is an error naming the program, the option and the range
  * (exit 2).
  */
 long bench_parse_num(const char *opt, const char *v, long lo, long hi);
+
+/*
+ * bench_parse_size - as bench_parse_num, with an optional binary suffix:
+ * K (2^10), M (2^20) or G (2^30); "64K" is 65536.
+ */
+long bench_parse_size(const char *opt, const char *v, long lo, long hi);
+
+/* bench_parse_backend - "io_uring", "epoll" or "poll" (else exit 2). */
+enum blitz_io_backend bench_parse_backend(const char *opt, const char *v);
 
 #endif

@@ -135,18 +135,6 @@ static double parse_seconds(const char *opt, const char *v, double lo)
 	return d;
 }
 
-static enum blitz_io_backend parse_backend(const char *v)
-{
-	if (!strcmp(v, "io_uring"))
-		return BLITZ_BACKEND_IO_URING;
-	if (!strcmp(v, "epoll"))
-		return BLITZ_BACKEND_EPOLL;
-	if (!strcmp(v, "poll"))
-		return BLITZ_BACKEND_POLL;
-	bad_option("--backend", v, "io_uring, epoll or poll");
-	return BLITZ_BACKEND_AUTO;
-}
-
 static const char *backend_label(enum blitz_io_backend b)
 {
 	static const char *const names[] = {
@@ -189,7 +177,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			o->cfg.backend = parse_backend(optarg);
+			o->cfg.backend = bench_parse_backend("--backend", optarg);
 			o->backend_set = true;
 			break;
 		case 'w':

@@ -399,7 +399,7 @@ static void run_bench(const struct bench *b, unsigned workers, int iters, int wa
 		t[i] = bench_now_ns() - start;
 	}
 	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
-	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
+	median = bench_median(t, (size_t)iters);
 	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f}\n",
 	       b->name, workers, blitz_io_backend_name(rt), b->ops, iters, (unsigned long long)median,

@@ -724,7 +724,7 @@ static void run_bench(const struct bench *b, long ops, unsigned workers, int ite
 	for (int i = 0; i < iters; i++)
 		t[i] = one_iter(b, ops, &allocs);
 	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
-	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
+	median = bench_median(t, (size_t)iters);
 	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f",
 	       b->name, b->tasks ? workers : 1, b->tasks ? blitz_io_backend_name(rt) : "none",
