@@ -88,3 +88,25 @@ enum blitz_io_backend bench_parse_backend(const char *opt, const char *v)
 	bad_value(opt, v, "io_uring, epoll or poll");
 	return BLITZ_BACKEND_AUTO;
 }
+
+const char *bench_backend_label(enum blitz_io_backend b)
+{
+	static const char *const names[] = {
+		[BLITZ_BACKEND_AUTO] = "auto", [BLITZ_BACKEND_IO_URING] = "io_uring",
+		[BLITZ_BACKEND_EPOLL] = "epoll", [BLITZ_BACKEND_POLL] = "poll",
+	};
+
+	return names[b];
+}
+
+void bench_config(struct blitz_config *cfg, unsigned workers)
+{
+	char err[256];
+
+	blitz_config_default(cfg);
+	cfg->workers = workers;
+	if (blitz_config_from_env(cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, err);
+		exit(2);
+	}
+}

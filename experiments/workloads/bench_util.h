@@ -45,4 +45,13 @@ long bench_parse_size(const char *opt, const char *v, long lo, long hi);
 /* bench_parse_backend - "io_uring", "epoll" or "poll" (else exit 2). */
 enum blitz_io_backend bench_parse_backend(const char *opt, const char *v);
 
+/* bench_backend_label - @b's name: "auto", "io_uring", "epoll" or "poll". */
+const char *bench_backend_label(enum blitz_io_backend b);
+
+/*
+ * bench_config - @cfg's defaults with @workers workers, then the BLITZ_*
+ * environment (which may override them); a bad variable exits 2.
+ */
+void bench_config(struct blitz_config *cfg, unsigned workers);
+
 #endif

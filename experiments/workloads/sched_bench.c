@@ -454,14 +454,8 @@ int main(int argc, char **argv)
 	struct blitz_config cfg;
 	const char *which = "all";
 	int iters = 15, warmup = 3, stats = 0, c, found = 0;
-	char err[256];
 
-	blitz_config_default(&cfg);
-	cfg.workers = 2;
-	if (blitz_config_from_env(&cfg, err, sizeof(err))) {
-		fprintf(stderr, "sched-bench: %s\n", err);
-		return 2;
-	}
+	bench_config(&cfg, 2);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;

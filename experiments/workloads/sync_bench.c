@@ -794,14 +794,8 @@ int main(int argc, char **argv)
 	const char *which = "all";
 	int iters = 15, warmup = 3, c;
 	long ops = 0;
-	char err[256];
 
-	blitz_config_default(&cfg);
-	cfg.workers = 4;
-	if (blitz_config_from_env(&cfg, err, sizeof(err))) {
-		fprintf(stderr, "sync-bench: %s\n", err);
-		return 2;
-	}
+	bench_config(&cfg, 4);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
