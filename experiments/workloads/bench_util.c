@@ -110,3 +110,35 @@ void bench_config(struct blitz_config *cfg, unsigned workers)
 		exit(2);
 	}
 }
+
+bool bench_selected(const char *which, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = which; *p; ) {
+		size_t n = strcspn(p, ",");
+
+		if ((n == 3 && !strncmp(p, "all", 3)) || (n == len && !strncmp(p, name, n)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+bool bench_check_names(const char *which, size_t n, const char *(*name)(size_t i))
+{
+	for (const char *p = which; *p; ) {
+		size_t len = strcspn(p, ",");
+		bool ok = len == 3 && !strncmp(p, "all", 3);
+
+		for (size_t i = 0; i < n && !ok; i++)
+			ok = strlen(name(i)) == len && !strncmp(p, name(i), len);
+		if (!ok) {
+			fprintf(stderr, "%s: --bench %.*s: no such benchmark (try --list)\n",
+				program_invocation_short_name, (int)len, p);
+			return false;
+		}
+		p += len + (p[len] == ',');
+	}
+	return true;
+}

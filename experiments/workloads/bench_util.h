@@ -7,6 +7,7 @@
 #ifndef BLITZ_BENCH_UTIL_H
 #define BLITZ_BENCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <blitz.h>
@@ -53,5 +54,15 @@ const char *bench_backend_label(enum blitz_io_backend b);
  * environment (which may override them); a bad variable exits 2.
  */
 void bench_config(struct blitz_config *cfg, unsigned workers);
+
+/* bench_selected - is @name in the comma-separated list @which ("all": every one)? */
+bool bench_selected(const char *which, const char *name);
+
+/*
+ * bench_check_names - every name in the comma-separated list @which is
+ * "all" or one of the @n names @name(0..n-1); else it says which one is
+ * not (on stderr) and returns false.
+ */
+bool bench_check_names(const char *which, size_t n, const char *(*name)(size_t i));
 
 #endif

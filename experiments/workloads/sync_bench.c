@@ -744,38 +744,9 @@ static void usage(FILE *f)
 		"--ops overrides every benchmark's op count (for smoke tests).\n");
 }
 
-/* selected - is @name in the comma-separated list @which ("all": every one)? */
-static bool selected(const char *which, const char *name)
+static const char *bench_name(size_t i)
 {
-	size_t len = strlen(name);
-
-	for (const char *p = which; *p; ) {
-		size_t n = strcspn(p, ",");
-
-		if ((n == 3 && !strncmp(p, "all", 3)) || (n == len && !strncmp(p, name, n)))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
-/* check_names - every name in @which is a benchmark (or "all"). */
-static bool check_names(const char *which)
-{
-	for (const char *p = which; *p; ) {
-		size_t n = strcspn(p, ",");
-		bool ok = n == 3 && !strncmp(p, "all", 3);
-
-		for (size_t i = 0; i < NBENCH && !ok; i++)
-			ok = strlen(benches[i].name) == n && !strncmp(p, benches[i].name, n);
-		if (!ok) {
-			fprintf(stderr, "sync-bench: --bench %.*s: no such benchmark (try --list)\n",
-				(int)n, p);
-			return false;
-		}
-		p += n + (p[n] == ',');
-	}
-	return true;
+	return benches[i].name;
 }
 
 int main(int argc, char **argv)
@@ -811,14 +782,14 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || !check_names(which)) {
+	if (optind < argc || !bench_check_names(which, NBENCH, bench_name)) {
 		usage(stderr);
 		return 2;
 	}
 	for (size_t i = 0; i < NBENCH; i++) {
 		const struct bench *b = &benches[i];
 
-		if (!selected(which, b->name))
+		if (!bench_selected(which, b->name))
 			continue;
 		if (b->tasks && !rt && !(rt = blitz_runtime_new(&cfg))) {
 			perror("sync-bench: blitz_runtime_new");
