@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* bench_util.c - see bench_util.h. */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +126,11 @@ bool bench_selected(const char *which, const char *name)
 	return false;
 }
 
-bool bench_check_names(const char *which, size_t n, const char *(*name)(size_t i))
+/*
+ * check_names - every name in the comma-separated list @which is "all" or
+ * one of the @n names @name(0..n-1); else it says which one is not.
+ */
+static bool check_names(const char *which, size_t n, const char *(*name)(size_t i))
 {
 	for (const char *p = which; *p; ) {
 		size_t len = strcspn(p, ",");
@@ -141,4 +146,40 @@ bool bench_check_names(const char *which, size_t n, const char *(*name)(size_t i
 		p += len + (p[len] == ',');
 	}
 	return true;
+}
+
+void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
+		      const char *(*name)(size_t i), void (*usage)(FILE *f))
+{
+	static const struct option opts[] = {
+		{ "workers", required_argument, NULL, 'w' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "ops", required_argument, NULL, 'o' },
+		{ "bench", required_argument, NULL, 'b' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': a->cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
+		case 'i': a->iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
+		case 'W': a->warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
+		case 'o': a->ops = bench_parse_num("--ops", optarg, 1, 100000000); break;
+		case 'b': a->which = optarg; break;
+		case 'l':
+			for (size_t i = 0; i < n; i++)
+				puts(name(i));
+			exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind < argc || !check_names(a->which, n, name)) {
+		usage(stderr);
+		exit(2);
+	}
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <blitz.h>
 
 /* bench_now_ns - CLOCK_MONOTONIC in ns. */
@@ -58,11 +59,22 @@ void bench_config(struct blitz_config *cfg, unsigned workers);
 /* bench_selected - is @name in the comma-separated list @which ("all": every one)? */
 bool bench_selected(const char *which, const char *name);
 
+/* The options of the benches that run a list of named benchmarks. */
+struct bench_args {
+	struct blitz_config cfg;	/* --workers; the BLITZ_* environment */
+	const char *which;		/* --bench: a comma-separated list, or "all" */
+	int iters, warmup;		/* --iters, --warmup */
+	long ops;			/* --ops; 0: each benchmark's own count */
+};
+
 /*
- * bench_check_names - every name in the comma-separated list @which is
- * "all" or one of the @n names @name(0..n-1); else it says which one is
- * not (on stderr) and returns false.
+ * bench_parse_args - --workers N, --iters K, --warmup W, --ops N,
+ * --bench NAME|all|A,B, --list (prints the @n names @name(0..n-1)) and
+ * --help (@usage) into @a, which holds the defaults: cfg (bench_config),
+ * which, iters and warmup.  Exits 0 after --list and --help, 2 on a bad
+ * option or an unknown benchmark.
  */
-bool bench_check_names(const char *which, size_t n, const char *(*name)(size_t i));
+void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
+		      const char *(*name)(size_t i), void (*usage)(FILE *f));
 
 #endif

@@ -24,7 +24,6 @@
  * allocs_per_op is null.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -751,51 +750,20 @@ static const char *bench_name(size_t i)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "workers", required_argument, NULL, 'w' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "ops", required_argument, NULL, 'o' },
-		{ "bench", required_argument, NULL, 'b' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct blitz_config cfg;
-	const char *which = "all";
-	int iters = 15, warmup = 3, c;
-	long ops = 0;
+	struct bench_args a = { .which = "all", .iters = 15, .warmup = 3 };
 
-	bench_config(&cfg, 4);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
-		case 'i': iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
-		case 'W': warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
-		case 'o': ops = bench_parse_num("--ops", optarg, 1, 100000000); break;
-		case 'b': which = optarg; break;
-		case 'l':
-			for (size_t i = 0; i < NBENCH; i++)
-				puts(benches[i].name);
-			return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind < argc || !bench_check_names(which, NBENCH, bench_name)) {
-		usage(stderr);
-		return 2;
-	}
+	bench_config(&a.cfg, 4);
+	bench_parse_args(argc, argv, &a, NBENCH, bench_name, usage);
 	for (size_t i = 0; i < NBENCH; i++) {
 		const struct bench *b = &benches[i];
 
-		if (!bench_selected(which, b->name))
+		if (!bench_selected(a.which, b->name))
 			continue;
-		if (b->tasks && !rt && !(rt = blitz_runtime_new(&cfg))) {
+		if (b->tasks && !rt && !(rt = blitz_runtime_new(&a.cfg))) {
 			perror("sync-bench: blitz_runtime_new");
 			return 1;
 		}
-		run_bench(b, ops ? ops : b->ops, cfg.workers, iters, warmup);
+		run_bench(b, a.ops ? a.ops : b->ops, a.cfg.workers, a.iters, a.warmup);
 	}
 	blitz_runtime_free(rt);
 	return 0;
