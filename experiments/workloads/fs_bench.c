@@ -93,8 +93,8 @@ static void usage(FILE *f)
 		"The page cache is warm unless --cold (the file's pages dropped before each pass).\n");
 }
 
-/* parse_list - @v's comma-separated sizes into @out (at most MAX_LIST). */
-static int parse_list(const char *opt, const char *v, long *out, long lo, long hi)
+/* parse_list - @v's comma-separated numbers (@sizes: K, M, G too) into @out. */
+static int parse_list(const char *opt, const char *v, long *out, long lo, long hi, bool sizes)
 {
 	char *copy = strdup(v), *save = NULL, *tok;
 	int n = 0;
@@ -106,7 +106,7 @@ static int parse_list(const char *opt, const char *v, long *out, long lo, long h
 			fprintf(stderr, PROG ": %s: at most %d values\n", opt, MAX_LIST);
 			exit(2);
 		}
-		out[n++] = bench_parse_size(opt, tok, lo, hi);
+		out[n++] = sizes ? bench_parse_size(opt, tok, lo, hi) : bench_parse_num(opt, tok, lo, hi);
 	}
 	free(copy);
 	if (!n) {
@@ -169,8 +169,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'b': o->nbackends = parse_backends(optarg, o->backend); break;
 		case 'w': o->cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
 		case 's': o->size = bench_parse_size("--size", optarg, 1, 1l << 40); break;
-		case 'B': o->nblocks = parse_list("--block", optarg, o->block, MIN_BLOCK, MAX_BLOCK); break;
-		case 't': o->ntasks = parse_list("--tasks", optarg, o->tasks, 1, MAX_TASKS); break;
+		case 'B': o->nblocks = parse_list("--block", optarg, o->block, MIN_BLOCK, MAX_BLOCK, true); break;
+		case 't': o->ntasks = parse_list("--tasks", optarg, o->tasks, 1, MAX_TASKS, false); break;
 		case 'i': o->iters = (int)bench_parse_num("--iters", optarg, 1, 1000); break;
 		case 'W': o->warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000); break;
 		case 'c': o->cold = true; break;
