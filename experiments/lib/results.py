@@ -10,6 +10,8 @@ import glob
 import json
 import os
 import re
+import statistics
+import sys
 
 
 def lines(path):
@@ -19,6 +21,50 @@ def lines(path):
             return [json.loads(l) for l in f if l.strip().startswith("{")]
     except OSError:
         return []
+
+
+def load(paths):
+    """The JSON objects of the JSON-lines files @paths (stdin if none);
+    lines that are not objects (progress, blank) are skipped."""
+    files = [open(p) for p in paths] if paths else [sys.stdin]
+    rows = []
+    for f in files:
+        rows += [json.loads(l) for l in f if l.strip().startswith("{")]
+    return rows
+
+
+class Rounds:
+    """Bench result lines of several runtimes and rounds, grouped by
+    (runtime, bench); benches in the order they first appear."""
+
+    def __init__(self, rows):
+        self.benches, self.per = [], {}
+        for r in rows:
+            if r["bench"] not in self.benches:
+                self.benches.append(r["bench"])
+            self.per.setdefault((r["runtime"], r["bench"]), []).append(r)
+        self.rounds = max((len(v) for v in self.per.values()), default=0)
+
+    def first(self, bench):
+        """A line of @bench (for its parameters), blitz's if there is one."""
+        for rt in ("blitz", "tokio"):
+            if (rt, bench) in self.per:
+                return self.per[(rt, bench)][0]
+        return next(v[0] for (_, b), v in self.per.items() if b == bench)
+
+    def med(self, runtime, bench, key):
+        """The median over the rounds of @key (None where absent or null)."""
+        vals = [r[key] for r in self.per.get((runtime, bench), []) if r.get(key) is not None]
+        return statistics.median(vals) if vals else None
+
+
+def ratio(a, b):
+    """a / b as "0.00"; "n/a" if either is missing, "=" if both are 0."""
+    if a is None or b is None:
+        return "n/a"
+    if b == 0:
+        return "=" if a == 0 else "inf"
+    return f"{a / b:.2f}"
 
 
 def quantile(buckets, total, q):

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* bench_util.c - see bench_util.h. */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "bench_util.h"
 
@@ -21,17 +24,162 @@ int bench_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-long bench_parse_num(const char *opt, const char *v, long lo, long hi)
+uint64_t bench_median(const uint64_t *sorted, size_t n)
 {
-	char *end;
-	long n;
+	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+uint64_t bench_quantile(const uint64_t *sorted, size_t n, double q)
+{
+	size_t rank = (size_t)(q * (double)n);
+
+	if ((double)rank < q * (double)n)
+		rank++;		/* ceil */
+	if (rank < 1)
+		rank = 1;
+	return sorted[(rank > n ? n : rank) - 1];
+}
+
+static void bad_value(const char *opt, const char *v, const char *expected)
+{
+	fprintf(stderr, "%s: %s %s: expected %s\n", program_invocation_short_name, opt, v,
+		expected);
+	exit(2);
+}
+
+/* parse_scaled - @v as a number, with a suffix from @suffixes (may be ""). */
+static long parse_scaled(const char *opt, const char *v, long lo, long hi, const char *suffixes)
+{
+	char *end, what[96];
+	long n, unit = 1;
 
 	errno = 0;
 	n = strtol(v, &end, 10);
-	if (errno || *end || !*v || n < lo || n > hi) {
-		fprintf(stderr, "%s: %s %s: expected a number from %ld to %ld\n",
-			program_invocation_short_name, opt, v, lo, hi);
+	if (*end && end != v && end[1] == '\0' && strchr(suffixes, *end)) {
+		unit = *end == 'K' ? 1l << 10 : *end == 'M' ? 1l << 20 : 1l << 30;
+		end++;
+	}
+	if (errno || *end || end == v || n > LONG_MAX / unit || n < LONG_MIN / unit ||
+	    n * unit < lo || n * unit > hi) {
+		snprintf(what, sizeof(what), "a number from %ld to %ld%s", lo, hi,
+			 *suffixes ? " (suffix K, M or G allowed)" : "");
+		bad_value(opt, v, what);
+	}
+	return n * unit;
+}
+
+long bench_parse_num(const char *opt, const char *v, long lo, long hi)
+{
+	return parse_scaled(opt, v, lo, hi, "");
+}
+
+long bench_parse_size(const char *opt, const char *v, long lo, long hi)
+{
+	return parse_scaled(opt, v, lo, hi, "KMG");
+}
+
+enum blitz_io_backend bench_parse_backend(const char *opt, const char *v)
+{
+	if (!strcmp(v, "io_uring"))
+		return BLITZ_BACKEND_IO_URING;
+	if (!strcmp(v, "epoll"))
+		return BLITZ_BACKEND_EPOLL;
+	if (!strcmp(v, "poll"))
+		return BLITZ_BACKEND_POLL;
+	bad_value(opt, v, "io_uring, epoll or poll");
+	return BLITZ_BACKEND_AUTO;
+}
+
+const char *bench_backend_label(enum blitz_io_backend b)
+{
+	static const char *const names[] = {
+		[BLITZ_BACKEND_AUTO] = "auto", [BLITZ_BACKEND_IO_URING] = "io_uring",
+		[BLITZ_BACKEND_EPOLL] = "epoll", [BLITZ_BACKEND_POLL] = "poll",
+	};
+
+	return names[b];
+}
+
+void bench_config(struct blitz_config *cfg, unsigned workers)
+{
+	char err[256];
+
+	blitz_config_default(cfg);
+	cfg->workers = workers;
+	if (blitz_config_from_env(cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, err);
 		exit(2);
 	}
-	return n;
+}
+
+bool bench_selected(const char *which, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = which; *p; ) {
+		size_t n = strcspn(p, ",");
+
+		if ((n == 3 && !strncmp(p, "all", 3)) || (n == len && !strncmp(p, name, n)))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/*
+ * check_names - every name in the comma-separated list @which is "all" or
+ * one of the @n names @name(0..n-1); else it says which one is not.
+ */
+static bool check_names(const char *which, size_t n, const char *(*name)(size_t i))
+{
+	for (const char *p = which; *p; ) {
+		size_t len = strcspn(p, ",");
+		bool ok = len == 3 && !strncmp(p, "all", 3);
+
+		for (size_t i = 0; i < n && !ok; i++)
+			ok = strlen(name(i)) == len && !strncmp(p, name(i), len);
+		if (!ok) {
+			fprintf(stderr, "%s: --bench %.*s: no such benchmark (try --list)\n",
+				program_invocation_short_name, (int)len, p);
+			return false;
+		}
+		p += len + (p[len] == ',');
+	}
+	return true;
+}
+
+void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
+		      const char *(*name)(size_t i), void (*usage)(FILE *f))
+{
+	static const struct option opts[] = {
+		{ "workers", required_argument, NULL, 'w' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "ops", required_argument, NULL, 'o' },
+		{ "bench", required_argument, NULL, 'b' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': a->cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
+		case 'i': a->iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
+		case 'W': a->warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
+		case 'o': a->ops = bench_parse_num("--ops", optarg, 1, 100000000); break;
+		case 'b': a->which = optarg; break;
+		case 'l':
+			for (size_t i = 0; i < n; i++)
+				puts(name(i));
+			exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind < argc || !check_names(a->which, n, name)) {
+		usage(stderr);
+		exit(2);
+	}
 }

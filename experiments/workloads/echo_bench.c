@@ -135,28 +135,6 @@ static double parse_seconds(const char *opt, const char *v, double lo)
 	return d;
 }
 
-static enum blitz_io_backend parse_backend(const char *v)
-{
-	if (!strcmp(v, "io_uring"))
-		return BLITZ_BACKEND_IO_URING;
-	if (!strcmp(v, "epoll"))
-		return BLITZ_BACKEND_EPOLL;
-	if (!strcmp(v, "poll"))
-		return BLITZ_BACKEND_POLL;
-	bad_option("--backend", v, "io_uring, epoll or poll");
-	return BLITZ_BACKEND_AUTO;
-}
-
-static const char *backend_label(enum blitz_io_backend b)
-{
-	static const char *const names[] = {
-		[BLITZ_BACKEND_AUTO] = "auto", [BLITZ_BACKEND_IO_URING] = "io_uring",
-		[BLITZ_BACKEND_EPOLL] = "epoll", [BLITZ_BACKEND_POLL] = "poll",
-	};
-
-	return names[b];
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
@@ -175,21 +153,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ 0 },
 	};
 	const char *listen_addr = NULL;
-	char err[256];
 	int c;
 
 	*o = (struct opts){ .connections = 100, .size = 64,
 			    .duration = 5, .warmup = 1, .client_threads = 1 };
-	blitz_config_default(&o->cfg);
-	o->cfg.workers = 2;
-	if (blitz_config_from_env(&o->cfg, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
-		exit(2);
-	}
+	bench_config(&o->cfg, 2);
 	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			o->cfg.backend = parse_backend(optarg);
+			o->cfg.backend = bench_parse_backend("--backend", optarg);
 			o->backend_set = true;
 			break;
 		case 'w':
@@ -570,9 +542,9 @@ static void server_start(struct bench_server *bs, const struct opts *o)
 	if (!bs->rt)
 		die("blitz_runtime_new");
 	if (o->backend_set && o->cfg.backend != BLITZ_BACKEND_AUTO &&
-	    strcmp(blitz_io_backend_name(bs->rt), backend_label(o->cfg.backend)))
+	    strcmp(blitz_io_backend_name(bs->rt), bench_backend_label(o->cfg.backend)))
 		fprintf(stderr, PROG ": asked for %s, running on %s\n",
-			backend_label(o->cfg.backend), blitz_io_backend_name(bs->rt));
+			bench_backend_label(o->cfg.backend), blitz_io_backend_name(bs->rt));
 	bs->srv.fd = blitz_listen(&a, 4096);
 	if (bs->srv.fd < 0) {
 		errno = -bs->srv.fd;
@@ -1067,7 +1039,7 @@ static int run_client_only(const struct opts *o)
 	}
 	rc = run_client(o, &to, h, &msgs);
 	if (!rc)
-		print_result(o, o->backend_set ? backend_label(o->cfg.backend) : NULL,
+		print_result(o, o->backend_set ? bench_backend_label(o->cfg.backend) : NULL,
 			     o->workers_set ? (long)o->cfg.workers : 0, h, msgs);
 	free(h);
 	return rc ? 1 : 0;

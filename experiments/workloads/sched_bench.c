@@ -435,7 +435,7 @@ static void run_bench(const struct bench *b, unsigned workers, int iters, int wa
 		}
 	}
 	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
-	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
+	median = bench_median(t, (size_t)iters);
 	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f}\n",
 	       b->name, workers, blitz_io_backend_name(rt), b->ops, iters, (unsigned long long)median,
@@ -491,14 +491,8 @@ int main(int argc, char **argv)
 	struct blitz_config cfg;
 	const char *which = "all";
 	int iters = 15, warmup = 3, stats = 0, c, found = 0;
-	char err[256];
 
-	blitz_config_default(&cfg);
-	cfg.workers = 2;
-	if (blitz_config_from_env(&cfg, err, sizeof(err))) {
-		fprintf(stderr, "sched-bench: %s\n", err);
-		return 2;
-	}
+	bench_config(&cfg, 2);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;

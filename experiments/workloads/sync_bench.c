@@ -24,7 +24,6 @@
  * allocs_per_op is null.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -724,7 +723,7 @@ static void run_bench(const struct bench *b, long ops, unsigned workers, int ite
 	for (int i = 0; i < iters; i++)
 		t[i] = one_iter(b, ops, &allocs);
 	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
-	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
+	median = bench_median(t, (size_t)iters);
 	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f",
 	       b->name, b->tasks ? workers : 1, b->tasks ? blitz_io_backend_name(rt) : "none",
@@ -744,93 +743,27 @@ static void usage(FILE *f)
 		"--ops overrides every benchmark's op count (for smoke tests).\n");
 }
 
-/* selected - is @name in the comma-separated list @which ("all": every one)? */
-static bool selected(const char *which, const char *name)
+static const char *bench_name(size_t i)
 {
-	size_t len = strlen(name);
-
-	for (const char *p = which; *p; ) {
-		size_t n = strcspn(p, ",");
-
-		if ((n == 3 && !strncmp(p, "all", 3)) || (n == len && !strncmp(p, name, n)))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
-/* check_names - every name in @which is a benchmark (or "all"). */
-static bool check_names(const char *which)
-{
-	for (const char *p = which; *p; ) {
-		size_t n = strcspn(p, ",");
-		bool ok = n == 3 && !strncmp(p, "all", 3);
-
-		for (size_t i = 0; i < NBENCH && !ok; i++)
-			ok = strlen(benches[i].name) == n && !strncmp(p, benches[i].name, n);
-		if (!ok) {
-			fprintf(stderr, "sync-bench: --bench %.*s: no such benchmark (try --list)\n",
-				(int)n, p);
-			return false;
-		}
-		p += n + (p[n] == ',');
-	}
-	return true;
+	return benches[i].name;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "workers", required_argument, NULL, 'w' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "ops", required_argument, NULL, 'o' },
-		{ "bench", required_argument, NULL, 'b' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct blitz_config cfg;
-	const char *which = "all";
-	int iters = 15, warmup = 3, c;
-	long ops = 0;
-	char err[256];
+	struct bench_args a = { .which = "all", .iters = 15, .warmup = 3 };
 
-	blitz_config_default(&cfg);
-	cfg.workers = 4;
-	if (blitz_config_from_env(&cfg, err, sizeof(err))) {
-		fprintf(stderr, "sync-bench: %s\n", err);
-		return 2;
-	}
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
-		case 'i': iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
-		case 'W': warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
-		case 'o': ops = bench_parse_num("--ops", optarg, 1, 100000000); break;
-		case 'b': which = optarg; break;
-		case 'l':
-			for (size_t i = 0; i < NBENCH; i++)
-				puts(benches[i].name);
-			return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind < argc || !check_names(which)) {
-		usage(stderr);
-		return 2;
-	}
+	bench_config(&a.cfg, 4);
+	bench_parse_args(argc, argv, &a, NBENCH, bench_name, usage);
 	for (size_t i = 0; i < NBENCH; i++) {
 		const struct bench *b = &benches[i];
 
-		if (!selected(which, b->name))
+		if (!bench_selected(a.which, b->name))
 			continue;
-		if (b->tasks && !rt && !(rt = blitz_runtime_new(&cfg))) {
+		if (b->tasks && !rt && !(rt = blitz_runtime_new(&a.cfg))) {
 			perror("sync-bench: blitz_runtime_new");
 			return 1;
 		}
-		run_bench(b, ops ? ops : b->ops, cfg.workers, iters, warmup);
+		run_bench(b, a.ops ? a.ops : b->ops, a.cfg.workers, a.iters, a.warmup);
 	}
 	blitz_runtime_free(rt);
 	return 0;

@@ -46,12 +46,5 @@ if not fail:
     print(f"ok   {len(lines)} benchmarks, valid JSON with the required fields")
 sys.exit(fail)
 PY
-# A bad name is refused.
-if "$bin" --bench no_such_bench > /dev/null 2>&1; then
-	echo "FAIL --bench no_such_bench accepted"; exit 1
-fi
-echo "ok   unknown benchmark refused"
-# A list of two runs exactly those two.
-n=$("$bin" --iters 1 --warmup 0 --ops 10 --bench mutex_try_lock,notify_ping_pong | wc -l)
-[ "$n" -eq 2 ] || { echo "FAIL --bench A,B printed $n lines"; exit 1; }
-echo "ok   --bench A,B"
+. "$(dirname "$0")/bench-lib.bash"
+check_bench_names "$bin" mutex_try_lock notify_ping_pong

@@ -19,13 +19,15 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::future::Future;
 use std::hint::black_box;
-use std::process::exit;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
 
 use tokio::runtime::{self, Runtime};
+
+mod bench_args;
+use bench_args::{median, parse_args, Opts, Program};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::sync::{Barrier, Mutex, Notify, OnceCell, RwLock, Semaphore};
 
@@ -86,89 +88,6 @@ const BENCHES: &[(&str, usize, bool)] = &[
     ("notify_ping_pong", 10_000, true),
 ];
 
-struct Opts {
-    workers: usize,
-    iters: usize,
-    warmup: usize,
-    ops: usize, // 0: each bench's default
-    benches: Vec<usize>,
-}
-
-fn usage(code: i32) -> ! {
-    eprintln!(
-        "usage: sync-bench-tokio [--workers N] [--iters K] [--warmup W] [--ops N] \
-         [--bench NAME|all|A,B] [--list]\n  defaults: --workers 4 --iters 15 --warmup 3 --bench all"
-    );
-    exit(code)
-}
-
-fn parse_args() -> Opts {
-    let mut o = Opts { workers: 4, iters: 15, warmup: 3, ops: 0, benches: Vec::new() };
-    let mut bench = "all".to_string();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "-h" || a == "--help" {
-            usage(0);
-        }
-        if a == "--list" {
-            for b in BENCHES {
-                println!("{}", b.0);
-            }
-            exit(0);
-        }
-        let (key, val) = match a.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => {
-                i += 1;
-                match args.get(i) {
-                    Some(v) => (a.clone(), v.clone()),
-                    None => {
-                        eprintln!("sync-bench-tokio: missing value for {}", a);
-                        usage(2)
-                    }
-                }
-            }
-        };
-        let num = |v: &str| -> usize {
-            v.parse().unwrap_or_else(|_| {
-                eprintln!("sync-bench-tokio: bad number for {}: {}", key, v);
-                usage(2)
-            })
-        };
-        match key.as_str() {
-            "--workers" => o.workers = num(&val),
-            "--iters" => o.iters = num(&val),
-            "--warmup" => o.warmup = num(&val),
-            "--ops" => o.ops = num(&val),
-            "--bench" => bench = val,
-            _ => {
-                eprintln!("sync-bench-tokio: unknown option {}", key);
-                usage(2)
-            }
-        }
-        i += 1;
-    }
-    if o.workers == 0 || o.iters == 0 {
-        eprintln!("sync-bench-tokio: --workers and --iters must be >= 1");
-        usage(2);
-    }
-    let names: Vec<&str> = bench.split(',').collect();
-    for n in &names {
-        if *n != "all" && !BENCHES.iter().any(|b| b.0 == *n) {
-            eprintln!("sync-bench-tokio: --bench {}: no such benchmark (try --list)", n);
-            usage(2);
-        }
-    }
-    for (i, b) in BENCHES.iter().enumerate() {
-        if names.iter().any(|n| *n == "all" || *n == b.0) {
-            o.benches.push(i);
-        }
-    }
-    o
-}
-
 // ---------------------------------------------------------------------------
 // Measurement
 
@@ -197,15 +116,6 @@ fn measure<S>(
     }
     samples.sort_unstable();
     (samples, allocs)
-}
-
-fn median(sorted: &[u64]) -> u64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2
-    }
 }
 
 /// Task `i`'s part when `ops` are split over `n` tasks.
@@ -549,7 +459,14 @@ fn run_one(name: &str, o: &Opts, rt: Option<&Runtime>, ops: usize) -> (Vec<u64>,
 }
 
 fn main() {
-    let opts = parse_args();
+    let names: Vec<&str> = BENCHES.iter().map(|b| b.0).collect();
+    let opts = parse_args(&Program {
+        name: "sync-bench-tokio",
+        usage: "usage: sync-bench-tokio [--workers N] [--iters K] [--warmup W] [--ops N] \
+                [--bench NAME|all|A,B] [--list]\n  defaults: --workers 4 --iters 15 --warmup 3 --bench all",
+        benches: &names,
+        workers: 4,
+    });
     let mut rt: Option<Runtime> = None;
 
     for &b in &opts.benches {
