@@ -9,7 +9,6 @@
  * The same benchmarks for Tokio and Go are in experiments/peers/.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,13 +367,7 @@ static void bench_spawn_await(void)
 
 /* ---------------------------------------------------------------------- */
 
-struct bench {
-	const char *name;
-	void (*run)(void);
-	long ops;
-};
-
-static const struct bench benches[] = {
+static const struct bench_def benches[] = {
 	{ "spawn_many_local", bench_spawn_many_local, SPAWN_TASKS },
 	{ "spawn_many_remote", bench_spawn_many_remote, SPAWN_TASKS },
 	{ "yield_many", bench_yield_many, (long)YIELD_TASKS * YIELD_COUNT },
@@ -382,31 +375,6 @@ static const struct bench benches[] = {
 	{ "chained_spawn", bench_chained_spawn, CHAIN_LEN },
 	{ "spawn_await", bench_spawn_await, SPAWN_TASKS },
 };
-
-static void run_bench(const struct bench *b, unsigned workers, int iters, int warmup)
-{
-	uint64_t *t = calloc((size_t)iters, sizeof(*t));
-	uint64_t median;
-
-	if (!t)
-		die("calloc");
-	for (int i = 0; i < warmup; i++)
-		b->run();
-	for (int i = 0; i < iters; i++) {
-		uint64_t start = bench_now_ns();
-
-		b->run();
-		t[i] = bench_now_ns() - start;
-	}
-	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
-	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
-	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
-	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f}\n",
-	       b->name, workers, blitz_io_backend_name(rt), b->ops, iters, (unsigned long long)median,
-	       (unsigned long long)t[0], (double)median / (double)b->ops);
-	fflush(stdout);
-	free(t);
-}
 
 static void print_stats(void)
 {
@@ -434,63 +402,40 @@ static void print_stats(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sched-bench [--workers N] [--iters K] [--warmup W] "
-		"[--bench NAME|all] [--stats] [--list]\n"
+		"[--bench NAME[,NAME...]|all] [--stats] [--list]\n"
 		"Tokio's scheduler benchmarks on blitz; one JSON line per benchmark.\n"
 		"The policy knobs come from the environment (BLITZ_LIFO, BLITZ_STEAL, ...).\n");
 }
 
+static const char *bench_name(size_t i)
+{
+	return benches[i].name;
+}
+
+static bool stats;
+
+static void parse(int key, const char *arg)
+{
+	stats = true;	/* --stats, the one option of our own */
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "workers", required_argument, NULL, 'w' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "bench", required_argument, NULL, 'b' },
+	static const struct option extra[] = {
 		{ "stats", no_argument, NULL, 's' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct blitz_config cfg;
-	const char *which = "all";
-	int iters = 15, warmup = 3, stats = 0, c, found = 0;
-	char err[256];
+	struct bench_cli cli = {
+		.prog = "sched-bench", .nr_benches = sizeof(benches) / sizeof(benches[0]),
+		.bench_name = bench_name, .usage = usage, .extra = extra, .parse = parse,
+		.iters = 15, .warmup = 3,
+	};
 
-	blitz_config_default(&cfg);
-	cfg.workers = 2;
-	if (blitz_config_from_env(&cfg, err, sizeof(err))) {
-		fprintf(stderr, "sched-bench: %s\n", err);
-		return 2;
-	}
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
-		case 'i': iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
-		case 'W': warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
-		case 'b': which = optarg; break;
-		case 's': stats = 1; break;
-		case 'l':
-			for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
-				puts(benches[i].name);
-			return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	rt = blitz_runtime_new(&cfg);
+	bench_parse_cli(&cli, 2, argc, argv);
+	rt = blitz_runtime_new(&cli.cfg);
 	if (!rt)
 		die("blitz_runtime_new");
-	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++) {
-		if (strcmp(which, "all") && strcmp(which, benches[i].name))
-			continue;
-		found = 1;
-		run_bench(&benches[i], cfg.workers, iters, warmup);
-	}
-	if (!found) {
-		fprintf(stderr, "sched-bench: --bench %s: no such benchmark (try --list)\n", which);
-		blitz_runtime_free(rt);
-		return 2;
-	}
+	bench_run_defs(&cli, rt, benches, cli.nr_benches, "");
 	if (stats)
 		print_stats();
 	blitz_runtime_free(rt);

@@ -716,20 +716,14 @@ static void run_bench(const struct bench *b, long ops, unsigned workers, int ite
 {
 	uint64_t *t = calloc((size_t)iters, sizeof(*t));
 	unsigned long allocs = 0, ignored = 0;
-	uint64_t median;
 
 	check(t != NULL, "calloc");
 	for (int i = 0; i < warmup; i++)
 		one_iter(b, ops, &ignored);
 	for (int i = 0; i < iters; i++)
 		t[i] = one_iter(b, ops, &allocs);
-	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
-	median = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
-	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
-	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f",
-	       b->name, b->tasks ? workers : 1, b->tasks ? blitz_io_backend_name(rt) : "none",
-	       ops, iters, (unsigned long long)median, (unsigned long long)t[0],
-	       (double)median / (double)ops);
+	bench_json_result(b->name, b->tasks ? workers : 1,
+			  b->tasks ? blitz_io_backend_name(rt) : "none", ops, t, iters);
 	print_allocs(allocs, ops, iters);
 	fflush(stdout);
 	free(t);
@@ -744,93 +738,40 @@ static void usage(FILE *f)
 		"--ops overrides every benchmark's op count (for smoke tests).\n");
 }
 
-/* selected - is @name in the comma-separated list @which ("all": every one)? */
-static bool selected(const char *which, const char *name)
+static const char *bench_name(size_t i)
 {
-	size_t len = strlen(name);
-
-	for (const char *p = which; *p; ) {
-		size_t n = strcspn(p, ",");
-
-		if ((n == 3 && !strncmp(p, "all", 3)) || (n == len && !strncmp(p, name, n)))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
+	return benches[i].name;
 }
 
-/* check_names - every name in @which is a benchmark (or "all"). */
-static bool check_names(const char *which)
-{
-	for (const char *p = which; *p; ) {
-		size_t n = strcspn(p, ",");
-		bool ok = n == 3 && !strncmp(p, "all", 3);
+static long ops;
 
-		for (size_t i = 0; i < NBENCH && !ok; i++)
-			ok = strlen(benches[i].name) == n && !strncmp(p, benches[i].name, n);
-		if (!ok) {
-			fprintf(stderr, "sync-bench: --bench %.*s: no such benchmark (try --list)\n",
-				(int)n, p);
-			return false;
-		}
-		p += n + (p[n] == ',');
-	}
-	return true;
+static void parse(int key, const char *arg)
+{
+	ops = bench_parse_num("--ops", arg, 1, 100000000);	/* --ops, our one option */
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "workers", required_argument, NULL, 'w' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "warmup", required_argument, NULL, 'W' },
+	static const struct option extra[] = {
 		{ "ops", required_argument, NULL, 'o' },
-		{ "bench", required_argument, NULL, 'b' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct blitz_config cfg;
-	const char *which = "all";
-	int iters = 15, warmup = 3, c;
-	long ops = 0;
-	char err[256];
+	struct bench_cli cli = {
+		.prog = "sync-bench", .nr_benches = NBENCH, .bench_name = bench_name,
+		.usage = usage, .extra = extra, .parse = parse, .iters = 15, .warmup = 3,
+	};
 
-	blitz_config_default(&cfg);
-	cfg.workers = 4;
-	if (blitz_config_from_env(&cfg, err, sizeof(err))) {
-		fprintf(stderr, "sync-bench: %s\n", err);
-		return 2;
-	}
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
-		case 'i': iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
-		case 'W': warmup = (int)bench_parse_num("--warmup", optarg, 0, 1000000); break;
-		case 'o': ops = bench_parse_num("--ops", optarg, 1, 100000000); break;
-		case 'b': which = optarg; break;
-		case 'l':
-			for (size_t i = 0; i < NBENCH; i++)
-				puts(benches[i].name);
-			return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind < argc || !check_names(which)) {
-		usage(stderr);
-		return 2;
-	}
+	bench_parse_cli(&cli, 4, argc, argv);
 	for (size_t i = 0; i < NBENCH; i++) {
 		const struct bench *b = &benches[i];
 
-		if (!selected(which, b->name))
+		if (!bench_selected(cli.which, b->name))
 			continue;
-		if (b->tasks && !rt && !(rt = blitz_runtime_new(&cfg))) {
+		if (b->tasks && !rt && !(rt = blitz_runtime_new(&cli.cfg))) {
 			perror("sync-bench: blitz_runtime_new");
 			return 1;
 		}
-		run_bench(b, ops ? ops : b->ops, cfg.workers, iters, warmup);
+		run_bench(b, ops ? ops : b->ops, cli.cfg.workers, cli.iters, cli.warmup);
 	}
 	blitz_runtime_free(rt);
 	return 0;
