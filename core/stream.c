@@ -15,66 +15,28 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <blitz/stream.h>
+#include "pipe.h"
 
 /* ---------------------------------------------------------------------- */
 /* Descriptors                                                             */
 
-static void prep_xfer(struct blitz_io_op *io, unsigned opcode, int fd, void *buf, size_t len)
-{
-	switch (opcode) {
-	case BLITZ_IO_RECV:
-		blitz_io_prep_recv(io, fd, buf, len, 0);
-		break;
-	case BLITZ_IO_SEND:
-		blitz_io_prep_send(io, fd, buf, len, 0);
-		break;
-	case BLITZ_IO_READ:
-		blitz_io_prep_read(io, fd, buf, len, -1);
-		break;
-	default:
-		blitz_io_prep_write(io, fd, buf, len, -1);
-		break;
-	}
-}
-
 /*
- * fd_xfer - one transfer through the I/O driver.  -EINTR is retried.
- * -EAGAIN (io_uring gives it back for an O_NONBLOCK descriptor it does not
- * poll by itself) turns into a wait for readiness (`waiting`), then the
- * transfer is tried again; a readiness wait that fails (cancelled) ends
- * the operation with its error.
+ * fd_xfer - one transfer through the I/O driver: fd_xfer_poll() (core/pipe.c)
+ * retries -EINTR and waits for readiness after -EAGAIN (io_uring on an
+ * O_NONBLOCK descriptor).  op->x is reset when the operation starts: the
+ * union may hold a file operation's state from an earlier use.
  */
 static enum blitz_poll fd_xfer(struct blitz_stream_op *op, unsigned opcode, void *buf,
 			       size_t len, struct blitz_cx *cx)
 {
-	int fd = op->stream->fd;
-
-	for (;;) {
-		if (!op->started) {
-			if (op->waiting)
-				blitz_io_prep_poll(&op->io, fd, op->is_write);
-			else
-				prep_xfer(&op->io, opcode, fd, buf, len);
-			op->started = 1;
-		}
-		if (blitz_io_poll(&op->io, cx) == BLITZ_PENDING)
-			return BLITZ_PENDING;
-		op->started = 0;
-		if (op->waiting) {
-			op->waiting = 0;
-			if (op->io.result < 0 && op->io.result != -EINTR)
-				break;
-			continue;	/* ready (or an error the transfer will report) */
-		}
-		if (op->io.result == -EINTR)
-			continue;
-		if (op->io.result == -EAGAIN) {
-			op->waiting = 1;
-			continue;
-		}
-		break;
+	if (!op->started) {
+		op->x.started = 0;
+		op->started = 1;
 	}
-	op->result = op->io.result;
+	if (fd_xfer_poll(&op->x, opcode, op->stream->fd, buf, len, cx) == BLITZ_PENDING)
+		return BLITZ_PENDING;
+	op->started = 0;
+	op->result = op->x.result;
 	return BLITZ_READY;
 }
 
@@ -104,7 +66,7 @@ static enum blitz_poll pipe_write(struct blitz_stream_op *op, const void *buf, s
 
 static void fd_cancel(struct blitz_stream_op *op)
 {
-	blitz_io_cancel(&op->io);
+	blitz_io_cancel(&op->x.op);
 }
 
 /* file_xfer - a read or write at the file position through the fs module. */

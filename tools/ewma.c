@@ -14,24 +14,13 @@
 #include "ewma.h"
 #include "ewma.skel.h"
 
-#define OPT_SERIES 's'
-
-static const struct argp_option opts[] = {
-	{ "series", OPT_SERIES, NULL, 0,
-	  "Every update: a line per update (text), or a \"series\" array per "
-	  "interval object (-j)", 0 },
-	{ 0 },
-};
-
 static bool series;
 
-static int parse(struct tool_env *env, int key, const char *arg)
-{
-	if (key != OPT_SERIES)
-		return ARGP_ERR_UNKNOWN;
-	series = true;
-	return 0;
-}
+static const struct tool_flag flags[] = {
+	{ "series", 's', "Every update: a line per update (text), or a \"series\" array per "
+	  "interval object (-j)", &series },
+	{ 0 },
+};
 
 static const struct tool_def def = {
 	.name = "ewma",
@@ -44,8 +33,7 @@ static const struct tool_def def = {
 		"    blitz-ewma -j -s 1 > ewma.json  # the whole time series, as JSON\n",
 	.opts = TOOL_OPT_WORKER,
 	.unit = UNIT_NS,
-	.extra = opts,
-	.parse = parse,
+	.flags = flags,
 };
 
 struct range {
@@ -307,18 +295,12 @@ int main(int argc, char **argv)
 	struct state st = { .env = &env };
 	struct ewma_bpf *skel;
 	bool last;
-	int err;
 
 	tool_parse_args(&env, &def, argc, argv);
 	tool_setup(&env);
 
-	skel = ewma_bpf__open();
-	if (!skel)
-		tool_die(&env, "cannot open the BPF object: %s", strerror(errno));
-	err = ewma_bpf__load(skel);
-	if (err)
-		tool_die(&env, "cannot load the BPF programs: %s (run with -v for libbpf's log)",
-			 strerror(-err));
+	skel = tool_opened(&env, ewma_bpf__open());
+	tool_loaded(&env, ewma_bpf__load(skel));
 	st.skel = skel;
 	st.rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &st, NULL);
 	if (!st.rb)

@@ -183,19 +183,13 @@ int main(int argc, char **argv)
 	struct state st = { .env = &env };
 	struct steal_bpf *skel;
 	bool last;
-	int err;
 
 	tool_parse_args(&env, &def, argc, argv);
 	tool_setup(&env);
 
-	skel = steal_bpf__open();
-	if (!skel)
-		tool_die(&env, "cannot open the BPF object: %s", strerror(errno));
+	skel = tool_opened(&env, steal_bpf__open());
 	skel->rodata->targ_per_worker = env.per_worker;
-	err = steal_bpf__load(skel);
-	if (err)
-		tool_die(&env, "cannot load the BPF programs: %s (run with -v for libbpf's log)",
-			 strerror(-err));
+	tool_loaded(&env, steal_bpf__load(skel));
 	st.skel = skel;
 	snap_init(&st.cur, sizeof(struct hist_key), sizeof(struct hist));
 	snap_init(&st.prev, sizeof(struct hist_key), sizeof(struct hist));

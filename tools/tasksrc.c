@@ -126,18 +126,12 @@ int main(int argc, char **argv)
 	struct state st = { .env = &env };
 	struct tasksrc_bpf *skel;
 	bool last;
-	int err;
 
 	tool_parse_args(&env, &def, argc, argv);
 	tool_setup(&env);
 
-	skel = tasksrc_bpf__open();
-	if (!skel)
-		tool_die(&env, "cannot open the BPF object: %s", strerror(errno));
-	err = tasksrc_bpf__load(skel);
-	if (err)
-		tool_die(&env, "cannot load the BPF programs: %s (run with -v for libbpf's log)",
-			 strerror(-err));
+	skel = tool_opened(&env, tasksrc_bpf__open());
+	tool_loaded(&env, tasksrc_bpf__load(skel));
 	st.skel = skel;
 	snap_init(&st.cur, sizeof(struct src_key), sizeof(struct src_val));
 	snap_init(&st.prev, sizeof(struct src_key), sizeof(struct src_val));

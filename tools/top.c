@@ -14,22 +14,12 @@
 #include "top.h"
 #include "top.skel.h"
 
-#define OPT_NOCLEAR 'C'
-
-static const struct argp_option opts[] = {
-	{ "noclear", OPT_NOCLEAR, NULL, 0, "Do not clear the screen between prints", 0 },
-	{ 0 },
-};
-
 static bool noclear;
 
-static int parse(struct tool_env *env, int key, const char *arg)
-{
-	if (key != OPT_NOCLEAR)
-		return ARGP_ERR_UNKNOWN;
-	noclear = true;
-	return 0;
-}
+static const struct tool_flag flags[] = {
+	{ "noclear", 'C', "Do not clear the screen between prints", &noclear },
+	{ 0 },
+};
 
 static const struct tool_def def = {
 	.name = "top",
@@ -41,8 +31,7 @@ static const struct tool_def def = {
 		"    blitz-top -j > top.json     # counters and running totals as JSON\n",
 	.opts = 0,
 	.unit = UNIT_TASKS,
-	.extra = opts,
-	.parse = parse,
+	.flags = flags,
 };
 
 /* In struct top_val order. */
@@ -146,20 +135,14 @@ int main(int argc, char **argv)
 	struct state st = { .env = &env };
 	struct top_bpf *skel;
 	bool last;
-	int err;
 
 	tool_parse_args(&env, &def, argc, argv);
 	if (env.interval <= 0)
 		env.interval = 1;
 	tool_setup(&env);
 
-	skel = top_bpf__open();
-	if (!skel)
-		tool_die(&env, "cannot open the BPF object: %s", strerror(errno));
-	err = top_bpf__load(skel);
-	if (err)
-		tool_die(&env, "cannot load the BPF programs: %s (run with -v for libbpf's log)",
-			 strerror(-err));
+	skel = tool_opened(&env, top_bpf__open());
+	tool_loaded(&env, top_bpf__load(skel));
 	st.skel = skel;
 	snap_init(&st.cur, sizeof(struct top_key), sizeof(struct top_val));
 	snap_init(&st.prev, sizeof(struct top_key), sizeof(struct top_val));

@@ -94,7 +94,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct tool_env *env = state->input;
 	char *end;
-	int r;
 
 	switch (key) {
 	case OPT_PID:
@@ -138,10 +137,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		}
 		break;
 	default:
-		if (env->def->parse) {
-			r = env->def->parse(env, key, arg);
-			if (r != ARGP_ERR_UNKNOWN)
-				return r;
+		for (const struct tool_flag *f = env->def->flags; f && f->name; f++) {
+			if (f->key == key) {
+				*f->var = true;
+				return 0;
+			}
 		}
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -157,8 +157,25 @@ static size_t nr_opts(const struct argp_option *o)
 	return n;
 }
 
+/* flag_opts - the argp options of @flags (a calloc'ed array, ended by a zero entry). */
+static struct argp_option *flag_opts(const struct tool_env *env, const struct tool_flag *flags)
+{
+	size_t n = 0;
+	struct argp_option *o;
+
+	while (flags && flags[n].name)
+		n++;
+	o = calloc(n + 1, sizeof(*o));
+	if (!o)
+		tool_die(env, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		o[i] = (struct argp_option){ flags[i].name, flags[i].key, NULL, 0, flags[i].doc, 0 };
+	return o;
+}
+
 void tool_parse_args(struct tool_env *env, const struct tool_def *def, int argc, char **argv)
 {
+	struct argp_option *own = flag_opts(env, def->flags);
 	const struct argp_option *parts[4] = { common_opts };
 	size_t n = 0, k = 0;
 	struct argp_option *opts;
@@ -171,7 +188,7 @@ void tool_parse_args(struct tool_env *env, const struct tool_def *def, int argc,
 		parts[1] = unit_opts;
 	if (def->opts & TOOL_OPT_WORKER)
 		parts[2] = worker_opts;
-	parts[3] = def->extra;
+	parts[3] = own;
 	for (int i = 0; i < 4; i++)
 		n += nr_opts(parts[i]);
 	opts = calloc(n + 1, sizeof(*opts));
@@ -190,6 +207,7 @@ void tool_parse_args(struct tool_env *env, const struct tool_def *def, int argc,
 	if (argp_parse(&argp, argc, argv, 0, NULL, env))
 		exit(2);
 	free(opts);
+	free(own);
 	free(doc);
 }
 
@@ -450,6 +468,20 @@ void tool_attach(struct tool_env *env, struct bpf_object *obj)
 		}
 		env->links[env->nr_links++] = link;
 	}
+}
+
+void *tool_opened(const struct tool_env *env, void *skel)
+{
+	if (!skel)
+		tool_die(env, "cannot open the BPF object: %s", strerror(errno));
+	return skel;
+}
+
+void tool_loaded(const struct tool_env *env, int err)
+{
+	if (err)
+		tool_die(env, "cannot load the BPF programs: %s (run with -v for libbpf's log)",
+			 strerror(-err));
 }
 
 void tool_detach(struct tool_env *env)
@@ -936,4 +968,57 @@ void json_hist_snap(struct json *j, const struct snap *s, hist_label_fn label, _
 			  (const struct hist *)snap_val(s, i), sum_div);
 	}
 	json_arr_end(j);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Histogram tools                                                           */
+
+static void hist_tool_print(struct hist_tool *t)
+{
+	struct tool_env *env = t->env;
+	__u64 unpaired = *t->unpaired, dropped = *t->dropped;
+	__u64 d_unpaired = unpaired - t->prev_unpaired, d_dropped = dropped - t->prev_dropped;
+	int err;
+
+	t->prev_unpaired = unpaired;
+	t->prev_dropped = dropped;
+	err = snap_delta(t->map_fd, &t->cur, &t->prev);
+	if (err)
+		tool_die(env, "reading the histograms: %s", strerror(-err));
+
+	if (env->json) {
+		struct json j;
+
+		tool_json_begin(&j, env, unit_name(env->unit));
+		json_hist_snap(&j, &t->cur, t->json_label, unit_div(env->unit));
+		json_uint(&j, "unpaired", d_unpaired);
+		json_uint(&j, "dropped", d_dropped);
+		tool_json_end(&j);
+		return;
+	}
+	tool_print_time(env);
+	print_hist_snap(env, &t->cur, t->text_label ? t->text_label : t->json_label);
+	if (d_unpaired || d_dropped)
+		printf("\n%llu %s, %llu events dropped (map full)\n",
+		       (unsigned long long)d_unpaired, t->unpaired_what,
+		       (unsigned long long)d_dropped);
+	fflush(stdout);
+}
+
+void hist_tool_run(struct hist_tool *t, struct bpf_object *obj, size_t key_size,
+		   const char *what)
+{
+	bool last;
+
+	snap_init(&t->cur, key_size, sizeof(struct hist));
+	snap_init(&t->prev, key_size, sizeof(struct hist));
+	tool_attach(t->env, obj);
+	tool_banner(t->env, what);
+	do {
+		last = tool_wait(t->env, NULL, NULL);
+		hist_tool_print(t);
+	} while (!last);
+	tool_detach(t->env);
+	snap_free(&t->cur);
+	snap_free(&t->prev);
 }

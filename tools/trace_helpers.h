@@ -36,6 +36,14 @@ enum tool_unit {
 
 struct tool_env;
 
+/* struct tool_flag - an option of the tool's own, without argument: sets *var. */
+struct tool_flag {
+	const char *name;		/* the long option; NULL ends the array */
+	int key;			/* the short option */
+	const char *doc;
+	bool *var;
+};
+
 /* struct tool_def - what a tool tells the common code about itself. */
 struct tool_def {
 	const char *name;		/* "schedlat": the binary is blitz-schedlat */
@@ -43,9 +51,7 @@ struct tool_def {
 	const char *examples;		/* the examples of --help, one per line */
 	unsigned opts;			/* TOOL_OPT_* */
 	enum tool_unit unit;		/* default unit */
-	const struct argp_option *extra; /* the tool's own options, or NULL */
-	/* Parses one of @extra's keys; returns 0 or ARGP_ERR_UNKNOWN. */
-	int (*parse)(struct tool_env *env, int key, const char *arg);
+	const struct tool_flag *flags;	/* the tool's own options, or NULL */
 };
 
 #define TOOL_MAX_LINKS	32
@@ -100,6 +106,13 @@ void tool_die(const struct tool_env *env, const char *fmt, ...)
  * with one line on failure.
  */
 void tool_attach(struct tool_env *env, struct bpf_object *obj);
+
+/*
+ * tool_opened - check NAME_bpf__open()'s @skel; tool_loaded - check
+ * NAME_bpf__load()'s @err.  On failure: one line and exit 1.
+ */
+void *tool_opened(const struct tool_env *env, void *skel);
+void tool_loaded(const struct tool_env *env, int err);
 void tool_detach(struct tool_env *env);
 
 /* tool_banner - "Tracing <what> in <binary>... Hit Ctrl-C to end." on stderr. */
@@ -213,6 +226,32 @@ bool hist_empty(const struct hist *h);
 typedef const char *(*hist_label_fn)(const struct hist_key *k, char *buf, size_t len);
 void print_hist_snap(const struct tool_env *env, const struct snap *s, hist_label_fn label);
 void json_hist_snap(struct json *j, const struct snap *s, hist_label_fn label, __u64 sum_div);
+
+/*
+ * struct hist_tool - the user side of a tool whose output is one map of
+ * histograms (keys starting with a struct hist_key) and the BPF side's
+ * `unpaired` and `dropped` counters (schedlat, polltime, blockinglat).
+ */
+struct hist_tool {
+	struct tool_env *env;
+	int map_fd;				/* the histograms */
+	const volatile __u64 *unpaired;		/* the BPF side's counters (bss) */
+	const volatile __u64 *dropped;
+	hist_label_fn json_label;		/* NULL: worker_label() */
+	hist_label_fn text_label;		/* NULL: json_label */
+	const char *unpaired_what;		/* "polls without ... (why)" for text */
+	struct snap cur, prev;
+	__u64 prev_unpaired, prev_dropped;
+};
+
+/*
+ * hist_tool_run - attach @obj's programs, print the banner "Tracing @what
+ * ...", print @t's histograms (changes since the last print) at each
+ * interval and at the end, then detach.  @t's fields up to unpaired_what
+ * are set by the caller; @key_size is the size of the map's keys.
+ */
+void hist_tool_run(struct hist_tool *t, struct bpf_object *obj, size_t key_size,
+		   const char *what);
 
 /* Wall-clock seconds (CLOCK_REALTIME) and CLOCK_MONOTONIC seconds. */
 double now_unix(void);

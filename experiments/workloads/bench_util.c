@@ -183,3 +183,34 @@ void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
 		exit(2);
 	}
 }
+
+const char *bench_take_opt(int *argc, char **argv, const char *name, bool has_value)
+{
+	size_t len = strlen(name);
+
+	for (int i = 1; i < *argc; i++) {
+		const char *arg = argv[i], *value;
+		int used = 1;
+
+		if (strncmp(arg, "--", 2) || strncmp(arg + 2, name, len))
+			continue;
+		if (!has_value && arg[2 + len] == '\0') {
+			value = "";
+		} else if (has_value && arg[2 + len] == '=') {
+			value = arg + 3 + len;
+		} else if (has_value && arg[2 + len] == '\0') {
+			if (i + 1 == *argc) {
+				fprintf(stderr, "--%s needs a value\n", name);
+				exit(2);
+			}
+			value = argv[i + 1];
+			used = 2;
+		} else {
+			continue;
+		}
+		memmove(&argv[i], &argv[i + used], (size_t)(*argc - i - used + 1) * sizeof(*argv));
+		*argc -= used;
+		return value;
+	}
+	return NULL;
+}

@@ -77,4 +77,12 @@ struct bench_args {
 void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
 		      const char *(*name)(size_t i), void (*usage)(FILE *f));
 
+/*
+ * bench_take_opt - a program's own option: find "--NAME VALUE" (or
+ * "--NAME=VALUE"; @has_value false: a bare flag "--NAME") in argv, remove
+ * it, and return the value ("" for a flag), or NULL if it is not there.
+ * Call before bench_parse_args(), which then sees only the shared options.
+ */
+const char *bench_take_opt(int *argc, char **argv, const char *name, bool has_value);
+
 #endif

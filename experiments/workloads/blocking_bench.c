@@ -29,10 +29,12 @@
  * two side by side.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <blitz.h>
 #include "bench_util.h"
 
@@ -46,10 +48,33 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* The job: as trivial as a closure that returns a number. */
+/*
+ * The job: as trivial as a closure that returns a number, after sleeping
+ * --sleep-us (default 0).  It counts itself, so that a tracer's counts can
+ * be checked against the jobs that really ran (--stats).
+ */
+static unsigned sleep_us;
+static _Atomic unsigned long jobs_run;
+
 static int64_t echo_job(void *arg)
 {
+	if (sleep_us)
+		usleep(sleep_us);
+	/* Relaxed: a count, read after every job has been waited for. */
+	atomic_fetch_add_explicit(&jobs_run, 1, memory_order_relaxed);
 	return (int64_t)(intptr_t)arg;
+}
+
+/* --stats: on stderr, the jobs run and the pool's own statistics. */
+static void print_stats(void)
+{
+	struct blitz_blocking_stats st;
+
+	blitz_blocking_stats(rt, &st);
+	fprintf(stderr, "stats: jobs=%lu jobs_done=%llu threads_started=%llu max_threads=%u\n",
+		atomic_load_explicit(&jobs_run, memory_order_relaxed),
+		(unsigned long long)st.jobs_done, (unsigned long long)st.threads_started,
+		st.max_threads);
 }
 
 static void check_result(const struct blitz_blocking *job, long want)
@@ -228,7 +253,7 @@ static void run_bench(const struct bench *b, long ops, int iters, int warmup)
 	       (unsigned long long)med, (unsigned long long)t[0], (double)med / (double)ops,
 	       (double)ops * 1e9 / (double)med);
 	print_latency(b, lat, (size_t)iters * (size_t)ops);
-	printf(",\"os_threads\":%ld}\n", os_threads());
+	printf(",\"os_threads\":%ld,\"sleep_us\":%u}\n", os_threads(), sleep_us);
 	fflush(stdout);
 	free(burst_jobs);
 	free(lat);
@@ -238,19 +263,27 @@ static void run_bench(const struct bench *b, long ops, int iters, int warmup)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [--workers N] [--iters K] [--warmup W] [--ops N] "
-		"[--bench NAME|all|A,B] [--list]\n"
+		"[--bench NAME|all|A,B] [--sleep-us US] [--stats] [--list]\n"
 		"A trivial job's trip through blitz's blocking pool: from a task one at a time\n"
 		"(latency), from a task many at once (throughput), from a thread outside the\n"
 		"runtime; one JSON line per benchmark.  Defaults: --workers 2 --iters 15\n"
 		"--warmup 3; --ops overrides every benchmark's job count.  The pool's knobs\n"
-		"come from the environment (BLITZ_BLOCKING_THREADS, BLITZ_BLOCKING_IDLE_MS).\n");
+		"come from the environment (BLITZ_BLOCKING_THREADS, BLITZ_BLOCKING_IDLE_MS).\n"
+		"--sleep-us: each job sleeps that long; --stats: the jobs run and the pool's\n"
+		"statistics on stderr at the end.\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct bench_args a = { .which = "all", .iters = 15, .warmup = 3 };
 
+	const char *sleep_arg, *stats;
+
 	bench_config(&a.cfg, 2);
+	sleep_arg = bench_take_opt(&argc, argv, "sleep-us", true);
+	stats = bench_take_opt(&argc, argv, "stats", false);
+	if (sleep_arg)
+		sleep_us = (unsigned)bench_parse_num("--sleep-us", sleep_arg, 0, 1000000);
 	bench_parse_args(argc, argv, &a, NBENCH, bench_name, usage);
 	if (!(rt = blitz_runtime_new(&a.cfg))) {
 		perror(PROG ": blitz_runtime_new");
@@ -259,6 +292,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NBENCH; i++)
 		if (bench_selected(a.which, benches[i].name))
 			run_bench(&benches[i], a.ops ? a.ops : benches[i].ops, a.iters, a.warmup);
+	if (stats)
+		print_stats();
 	blitz_runtime_free(rt);
 	return 0;
 }

@@ -18,7 +18,10 @@
  *
  * The child is started with posix_spawn (no fork of a threaded process),
  * an empty signal mask and SIGPIPE at its default action, whatever the
- * spawning thread had (a worker blocks every asynchronous signal).  Every
+ * spawning thread had (a worker blocks every asynchronous signal).  With
+ * rlimits, which posix_spawn cannot set, it is started with fork() instead
+ * and runs only async-signal-safe calls before its exec; the result is the
+ * same (docs/process.md says what that costs).  Every
  * descriptor blitz opens is close-on-exec, so a child inherits only its
  * stdin, stdout and stderr (and what the program itself left open without
  * O_CLOEXEC).  The parent's ends of the pipes are non-blocking: read and
@@ -35,6 +38,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <blitz/io.h>
 
@@ -44,12 +48,30 @@ enum blitz_stdio {
 	BLITZ_STDIO_PIPE,		/* a pipe; the parent's end is blitz_process_fd() */
 };
 
+/* A resource limit for the child: setrlimit(resource, &limit) before exec. */
+struct blitz_rlimit {
+	int resource;			/* RLIMIT_NOFILE, RLIMIT_CORE, ... */
+	struct rlimit limit;		/* soft (rlim_cur) and hard (rlim_max) */
+};
+
+/* blitz_command.pgroup: a new process group led by the child (pgid = its pid). */
+#define BLITZ_PGROUP_NEW	((pid_t)-1)
+
 struct blitz_command {
 	const char *program;		/* a path, or a name looked up in PATH */
 	const char *const *argv;	/* NULL-terminated, argv[0] included; NULL: { program } */
 	const char *const *envp;	/* NULL-terminated "NAME=value"; NULL: the parent's */
 	const char *cwd;		/* NULL: the parent's; a relative program is found from it */
 	enum blitz_stdio stdio[3];	/* stdin, stdout, stderr */
+	/*
+	 * The child's process group: 0 the parent's; BLITZ_PGROUP_NEW a new
+	 * group it leads (blitz_process_kill_group() signals all of it); > 0
+	 * join that group (the pid of a child spawned with BLITZ_PGROUP_NEW).
+	 */
+	pid_t pgroup;
+	/* Limits set in the child before exec (then it is forked: see below). */
+	const struct blitz_rlimit *rlimits;
+	size_t nr_rlimits;
 };
 
 struct blitz_exit_status {
@@ -133,6 +155,18 @@ int blitz_process_status(struct blitz_process *p, struct blitz_exit_status *st);
  * Return: 0, or -errno (-ESRCH once it has been reaped).
  */
 int blitz_process_kill(struct blitz_process *p, int sig);
+
+/**
+ * blitz_process_kill_group - send @sig to every process of the group @p
+ * leads (spawned with pgroup = BLITZ_PGROUP_NEW): its children and the
+ * processes that joined it too.  Only until @p is reaped: from then on the
+ * group's id may be reused.  So for a whole job, kill the group before
+ * awaiting the leader's exit (a leader that has exited but is not reaped
+ * still holds the id).
+ * Return: 0, or -errno (-EINVAL: @p leads no group; -ESRCH: reaped, or no
+ * process left in the group).
+ */
+int blitz_process_kill_group(struct blitz_process *p, int sig);
 
 /**
  * blitz_process_free - close the pipes and the pidfd and free @p.  A child

@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <blitz/fs.h>
 #include <blitz/io.h>
+#include <blitz/net.h>
 #include <blitz/task.h>
 
 struct blitz_stream;
@@ -68,11 +69,10 @@ struct blitz_stream {
 struct blitz_stream_op {
 	const struct blitz_stream *stream;	/* set when the operation starts */
 	uint8_t started;	/* an operation is in flight */
-	uint8_t waiting;	/* it got EAGAIN and waits for readiness */
 	uint8_t is_write;
 	long result;		/* bytes, 0 at end of stream, or -errno */
 	union {
-		struct blitz_io_op io;		/* sockets, pipes */
+		struct blitz_xfer x;		/* sockets, pipes (core/pipe.c) */
 		struct blitz_fs_op fs;		/* regular files */
 	};
 };

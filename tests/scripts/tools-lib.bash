@@ -5,12 +5,22 @@
 # something is missing), builds the tools and sets:
 #   src obj lib bench tmp   the trees, libblitz.so, sched-bench, a scratch dir
 #   workload                the sched-bench arguments (smaller under TSan)
+#   bbench blocking_workload  blocking-bench and its arguments: 3,000 jobs
+#                           that sleep 100 us each (blocking_jobs)
 # start_tool NAME ARGS...   starts blitz-NAME -b $lib ARGS in the background,
 #                           output in $tmp/NAME.out, stderr in $tmp/NAME.err,
 #                           and waits until it has attached
 # stop_tool NAME            SIGINT, then waits for it to print and exit
 # run_workload [ENV=V...]   runs sched-bench $workload --stats; stats in $tmp/stats
-# stat_total KEY / stat_sum KEY / stat_worker I KEY   the runtime's statistics
+# run_blocking [ENV=V...]   the same for blocking-bench $blocking_workload
+# start_twin NAME          starts tools/bpftrace/NAME.bt on $lib in the background,
+#                           output in $tmp/NAME.bt.out (twin_pid[NAME])
+# wait_twin NAME            until it has attached (a minute at most: several
+#                           bpftrace processes compile at once on two cores)
+# stop_twins                stops them all (scripts/stop-bpftrace) and waits
+# bt_val FILE MAP / bt_hist_total FILE MAP / bt_has_hist FILE MAP
+#                           a bpftrace map's summed values / histogram total
+# stat_total KEY [FILE] / stat_sum KEY / stat_worker I KEY   the runtime's statistics
 # workers                   the worker indices of the last run
 # jq_py FILE EXPR           a Python expression over r, the list of JSON lines
 # check NAME GOT EXPECTED   one "ok"/"FAIL" line; failures make finish exit 1
@@ -18,10 +28,13 @@
 
 src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
 lib="$obj/lib/libblitz.so" bench="$obj/bin/sched-bench"
+bbench="$obj/bin/blocking-bench"
+# Its three benchmarks run 1,000 jobs each.
+blocking_workload=(--iters 1 --warmup 0 --ops 1000 --sleep-us 100) blocking_jobs=3000
 fail=0
 # Debian's python3 (a pyenv shim on PATH starts 5x slower).
 PY=$(command -v /usr/bin/python3 || command -v python3 || true)
-declare -A tool_pid=()
+declare -A tool_pid=() twin_pid=()
 
 skip() { echo "$*"; exit 77; }
 
@@ -36,7 +49,7 @@ tools_init() {
 	done
 	pkg-config --exists libbpf || skip "tools not buildable: libbpf-dev not installed"
 	[ -n "$PY" ] || skip "no python3 to read the tools' JSON"
-	[ -x "$bench" ] && [ -e "$lib" ] || skip "no $bench or $lib (run make first)"
+	[ -x "$bench" ] && [ -x "$bbench" ] && [ -e "$lib" ] || skip "no $bench, $bbench or $lib (run make first)"
 	[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	ulimit -l unlimited 2>/dev/null || true
 
@@ -54,6 +67,7 @@ tools_init() {
 
 tools_cleanup() {
 	local n
+	stop_twins || true
 	for n in "${!tool_pid[@]}"; do
 		kill -INT "${tool_pid[$n]}" 2>/dev/null || true
 		wait "${tool_pid[$n]}" 2>/dev/null || true
@@ -87,19 +101,57 @@ stop_tool() {
 	fi
 }
 
-# A hang is a failure with a message, not the harness's 600 s timeout.
-run_workload() {
-	local rc=0
-	timeout 300 env "$@" "$bench" "${workload[@]}" --stats > /dev/null 2> "$tmp/stats" || rc=$?
+# run_stats PROG ARGS_ARRAY_NAME [ENV=V...]: PROG ARGS --stats, the
+# statistics in $tmp/stats.  A hang is a failure with a message, not the
+# harness's 600 s timeout.
+run_stats() {
+	local prog=$1 rc=0
+	local -n args=$2
+	shift 2
+	timeout 300 env "$@" "$prog" "${args[@]}" --stats > /dev/null 2> "$tmp/stats" || rc=$?
 	[ $rc -eq 0 ] && return 0
-	echo "FAIL sched-bench ${workload[*]} $* exited $rc (124: hung for 300 s):"
+	echo "FAIL $(basename "$prog") ${args[*]} $* exited $rc (124: hung for 300 s):"
 	cat "$tmp/stats"
 	exit 1
 }
+run_workload() { run_stats "$bench" workload "$@"; }
+run_blocking() { run_stats "$bbench" blocking_workload "$@"; }
+
+start_twin() {
+	"$src/tools/bpftrace/run" "$1" "$lib" > "$tmp/$1.bt.out" 2>&1 &
+	twin_pid[$1]=$!
+}
+
+wait_twin() {
+	for _ in $(seq 600); do
+		grep -q 'Hit Ctrl-C' "$tmp/$1.bt.out" && return 0
+		kill -0 "${twin_pid[$1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "FAIL $1.bt did not attach:"; cat "$tmp/$1.bt.out"
+	exit 1
+}
+
+stop_twins() {
+	local n rc=0
+	[ ${#twin_pid[@]} -gt 0 ] || return 0
+	"$src/scripts/stop-bpftrace" "${twin_pid[@]}" || rc=1
+	for n in "${!twin_pid[@]}"; do wait "${twin_pid[$n]}" || true; done
+	twin_pid=()
+	[ $rc -eq 0 ] || bad "a bpftrace twin ignored SIGINT for 60 s"
+}
+
+# A map's values summed (@m: N and @m[k...]: N lines).
+bt_val() { awk -v m="@$2" '{ k = $1; sub(/\[.*/, "", k); sub(/:$/, "", k) }
+	k == m && $NF ~ /^[0-9]+$/ { s += $NF } END { print s + 0 }' "$1"; }
+# The sum of a histogram's bucket counts.
+bt_hist_total() { awk -v m="@$2" '/^@/ { k = $1; sub(/\[.*/, "", k); sub(/:$/, "", k); on = (k == m) }
+	on && /^\[/ { sub(/^\[[^])]*[])] */, ""); s += $1 } END { print s + 0 }' "$1"; }
+bt_has_hist() { grep -A1 "^@$2" "$1" | grep -q '^\['; }
 
 # The worker indices of the last run: 0 .. workers-1.
 workers() { seq 0 $(($(grep -c '^  worker ' "$tmp/stats") - 1)); }
-stat_total() { sed -n "s/.*stats:.* $1=\([0-9]*\).*/\1/p" "$tmp/stats"; }
+stat_total() { sed -n "s/.*stats:.* $1=\([0-9]*\).*/\1/p" "${2:-$tmp/stats}"; }
 stat_sum() { grep -o " $1=[0-9]*" "$tmp/stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}'; }
 stat_worker() { sed -n "s/.*worker $1:.* $2=\([0-9]*\).*/\1/p" "$tmp/stats"; }
 

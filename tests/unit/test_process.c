@@ -2,15 +2,18 @@
 /*
  * test_process.c - child processes on each backend: large stdout and
  * stderr read while waiting (no pipe deadlock), stdin to stdout, exit
- * codes, kill, environment and working directory, a missing program, and
- * no zombie left behind.
+ * codes, kill, environment and working directory, a missing program,
+ * process groups killed whole, rlimits set in the child, and no zombie
+ * left behind.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <blitz.h>
@@ -317,6 +320,21 @@ START_TEST(kill_a_sleeping_child)
 }
 END_TEST
 
+/* A file that exists but is not executable is -EACCES; @cmd->program is then stale. */
+static void assert_not_executable(struct blitz_command *cmd)
+{
+	char path[] = "/tmp/blitz-noexec-XXXXXX";
+	struct blitz_process *p;
+	char err[256];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	cmd->program = path;
+	ck_assert_int_eq(blitz_process_spawn(cmd, &p, err, sizeof(err)), -EACCES);
+	unlink(path);
+}
+
 START_TEST(missing_program_is_a_clear_error)
 {
 	const char *argv[] = { "x", NULL };
@@ -331,16 +349,7 @@ START_TEST(missing_program_is_a_clear_error)
 	cmd.program = "/nonexistent/dir/prog";
 	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -ENOENT);
 	ck_assert_msg(strstr(err, "/nonexistent/dir/prog"), "said: %s", err);
-	{
-		char path[] = "/tmp/blitz-noexec-XXXXXX";	/* exists, not executable */
-		int fd = mkstemp(path);
-
-		ck_assert_int_ge(fd, 0);
-		close(fd);
-		cmd.program = path;
-		ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -EACCES);
-		unlink(path);
-	}
+	assert_not_executable(&cmd);
 	cmd.program = "sh";
 	cmd.cwd = "/nonexistent-dir";
 	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -ENOENT);
@@ -434,6 +443,180 @@ START_TEST(many_children_at_once)
 }
 END_TEST
 
+/* read_line - a line from the non-blocking @fd, from a thread outside the runtime. */
+static void read_line(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n + 1 < len && (n == 0 || buf[n - 1] != '\n')) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+		r = read(fd, buf + n, 1);
+		ck_assert_int_eq(r, 1);
+		n++;
+	}
+	buf[n] = '\0';
+}
+
+/* gone - @pid has exited (reaped by whoever its parent now is, or a zombie). */
+static bool gone(pid_t pid)
+{
+	char path[64], buf[256], *q;
+	FILE *f;
+	bool dead = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (int i = 0; i < 500; i++) {
+		f = fopen(path, "r");
+		if (!f)
+			return true;
+		dead = fgets(buf, sizeof(buf), f) && (q = strrchr(buf, ')')) && q[2] == 'Z';
+		fclose(f);
+		if (dead)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A new group: the shell leads it, its background sleep and a second child
+ * that joined it are members; one kill_group ends all three.
+ */
+START_TEST(process_group_killed_whole)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	const char *argv[] = { "sh", "-c", "sleep 100 & echo $!; wait", NULL };
+	const char *argv2[] = { "sleep", "100", NULL };
+	struct blitz_command cmd = {
+		.program = "sh", .argv = argv, .pgroup = BLITZ_PGROUP_NEW,
+		.stdio = { BLITZ_STDIO_NULL, BLITZ_STDIO_PIPE, BLITZ_STDIO_INHERIT },
+	};
+	struct blitz_command cmd2 = { .program = "sleep", .argv = argv2 };
+	struct blitz_process *p, *q;
+	struct blitz_exit_status st;
+	pid_t leader, grandchild;
+	char line[32];
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	p = spawn_ok(&cmd);
+	leader = blitz_process_pid(p);
+	ck_assert_int_eq(getpgid(leader), leader);
+	cmd2.pgroup = leader;
+	q = spawn_ok(&cmd2);
+	ck_assert_int_eq(getpgid(blitz_process_pid(q)), leader);
+	read_line(blitz_process_fd(p, 1), line, sizeof(line));
+	grandchild = atoi(line);
+	ck_assert_int_gt(grandchild, 0);
+	ck_assert_int_eq(getpgid(grandchild), leader);
+	ck_assert_int_eq(blitz_process_kill_group(q, SIGTERM), -EINVAL);	/* not a leader */
+
+	ck_assert_int_eq(blitz_process_kill_group(p, SIGTERM), 0);
+	st = wait_exit(rt, p, 0);
+	ck_assert_int_eq(st.signal, SIGTERM);
+	st = wait_exit(rt, q, 0);
+	ck_assert_int_eq(st.signal, SIGTERM);
+	ck_assert_msg(gone(grandchild), "the shell's background sleep survived");
+	ck_assert_int_eq(blitz_process_kill_group(p, SIGTERM), -ESRCH);	/* reaped */
+	blitz_process_free(p);
+	blitz_process_free(q);
+	blitz_runtime_free(rt);
+	assert_no_children();
+}
+END_TEST
+
+START_TEST(process_group_default_and_errors)
+{
+	const char *argv[] = { "sleep", "100", NULL };
+	struct blitz_command cmd = { .program = "sleep", .argv = argv };
+	struct blitz_process *p, *q = (struct blitz_process *)1;
+	char err[256] = "";
+
+	p = spawn_ok(&cmd);
+	ck_assert_int_eq(getpgid(blitz_process_pid(p)), getpgrp());	/* inherited */
+	ck_assert_int_eq(blitz_process_kill_group(p, SIGKILL), -EINVAL);
+	/* A pid that leads no group cannot be joined. */
+	cmd.pgroup = blitz_process_pid(p);
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &q, err, sizeof(err)), -EPERM);
+	ck_assert_ptr_null(q);
+	ck_assert_msg(strstr(err, "'sleep'"), "said: %s", err);
+	cmd.pgroup = -2;
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &q, err, sizeof(err)), -EINVAL);
+	blitz_process_free(p);
+	assert_no_children();
+}
+END_TEST
+
+/*
+ * rlimits (the forked path) with everything else: pipes, env, cwd, a new
+ * group, spawned from a worker (every signal blocked there): the child has
+ * the limits, a clean mask and its group; the parent's limits are its own.
+ */
+START_TEST(rlimits_set_in_the_child)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	const char *argv[] = { "sh", "-c",
+		"printf '%s %s %s|%s|%s|' \"$(ulimit -n)\" \"$(ulimit -Hn)\" \"$(ulimit -c)\" "
+		"\"$BLITZ_FOO\" \"$(pwd)\"; grep SigBlk /proc/self/status", NULL };
+	const char *envp[] = { "BLITZ_FOO=bar", "PATH=/usr/bin:/bin", NULL };
+	const struct blitz_rlimit lim[] = {
+		{ RLIMIT_NOFILE, { 64, 128 } },
+		{ RLIMIT_CORE, { 0, 0 } },
+	};
+	struct blitz_command cmd = {
+		.program = "sh", .argv = argv, .envp = envp, .cwd = "/tmp",
+		.stdio = { BLITZ_STDIO_NULL, BLITZ_STDIO_PIPE, BLITZ_STDIO_INHERIT },
+		.pgroup = BLITZ_PGROUP_NEW, .rlimits = lim, .nr_rlimits = 2,
+	};
+	struct runner r = { .cmd = &cmd };
+	struct rlimit before, after;
+	struct blitz_exit_status st;
+
+	SKIP_UNLESS_BACKEND(rt, _i);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &before), 0);
+	ck_assert_int_eq(blitz_block_on(rt, &runner_vt, &r, sizeof(r)), 0);
+	ck_assert_int_eq(r.rc, 0);
+	ck_assert_str_eq(r.d.keep, "64 128 0|bar|/tmp|SigBlk:\t0000000000000000\n");
+	ck_assert_int_eq(getpgid(blitz_process_pid(r.p)), blitz_process_pid(r.p));
+	st = wait_exit(rt, r.p, 0);
+	ck_assert_int_eq(st.code, 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &after), 0);
+	ck_assert(before.rlim_cur == after.rlim_cur && before.rlim_max == after.rlim_max);
+	blitz_process_free(r.p);
+	blitz_runtime_free(rt);
+	assert_no_children();
+}
+END_TEST
+
+/* The forked path's errors: each step named, no child left. */
+START_TEST(rlimit_errors_are_clear)
+{
+	const char *argv[] = { "x", NULL };
+	struct blitz_rlimit lim = { RLIMIT_NOFILE, { 64, 64 } };
+	struct blitz_command cmd = {
+		.program = "blitz-no-such-program", .argv = argv, .rlimits = &lim, .nr_rlimits = 1,
+	};
+	struct blitz_process *p = (struct blitz_process *)1;
+	char err[256] = "";
+
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(err, "cannot run 'blitz-no-such-program'") &&
+		      strstr(err, "No such file"), "said: %s", err);
+	assert_not_executable(&cmd);
+	cmd.program = "sh";
+	lim.resource = 9999;
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "rlimit for 'sh'"), "said: %s", err);
+	lim.resource = RLIMIT_NOFILE;
+	lim.limit.rlim_cur = 128;	/* soft above hard */
+	ck_assert_int_eq(blitz_process_spawn(&cmd, &p, err, sizeof(err)), -EINVAL);
+	assert_no_children();
+}
+END_TEST
+
 static Suite *process_suite(void)
 {
 	Suite *s = suite_create("process");
@@ -446,6 +629,10 @@ static Suite *process_suite(void)
 	tcase_add_test(tc, missing_program_is_a_clear_error);
 	tcase_add_loop_test(tc, environment_cwd_and_mask_from_a_worker, 0, 3);
 	tcase_add_loop_test(tc, many_children_at_once, 0, 3);
+	tcase_add_loop_test(tc, process_group_killed_whole, 0, 3);
+	tcase_add_test(tc, process_group_default_and_errors);
+	tcase_add_loop_test(tc, rlimits_set_in_the_child, 0, 3);
+	tcase_add_test(tc, rlimit_errors_are_clear);
 	suite_add_tcase(s, tc);
 	return s;
 }
