@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * polltime.bpf.c - poll durations: task_poll_start to task_poll_end on the
- * same thread (a worker, or a thread helping in blitz_join).
+ * polltime.bpf.c - poll durations: task_poll_end's poll_ns, which the
+ * runtime times itself while the probe is enabled (one hit per poll, no
+ * pairing with task_poll_start).
  */
 #include "blitz.bpf.h"
 #include "polltime.h"
@@ -10,14 +11,6 @@ const volatile bool targ_per_worker = false;
 const volatile bool targ_by_result = false;
 DECLARE_UNIT_DIV();
 
-/* Thread id -> the poll it is running. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, POLLTIME_MAX_THREADS);
-	__type(key, __u32);
-	__type(value, struct polltime_start);
-} polling SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, POLLTIME_MAX_HISTS);
@@ -25,41 +18,23 @@ struct {
 	__type(value, struct hist);
 } hists SEC(".maps");
 
-/* Poll ends without a start seen (the tool attached during a poll). */
+/* Poll ends without a duration (poll_ns 0: not timed). */
 __u64 unpaired = 0;
 __u64 dropped = 0;
 
 SEC("usdt")
-int BPF_USDT(task_poll_start, int worker, __u64 task, int source)
+int BPF_USDT(task_poll_end, int worker, __u64 task, int ready, __u64 poll_ns)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct polltime_start s = { .ts = bpf_ktime_get_ns(), .task = task };
-
-	if (bpf_map_update_elem(&polling, &tid, &s, BPF_ANY))
-		__sync_fetch_and_add(&dropped, 1);
-	return 0;
-}
-
-SEC("usdt")
-int BPF_USDT(task_poll_end, int worker, __u64 task, int ready)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct hist_key hk = {
 		.worker = targ_per_worker ? worker : HIST_ALL,
 		.label = targ_by_result ? (ready ? POLL_READY : POLL_PENDING) : POLL_ANY,
 	};
-	struct polltime_start *s;
-	__u64 delta;
 
-	s = bpf_map_lookup_elem(&polling, &tid);
-	if (!s || !s->ts || s->task != task) {
+	if (!poll_ns) {
 		__sync_fetch_and_add(&unpaired, 1);
 		return 0;
 	}
-	delta = bpf_ktime_get_ns() - s->ts;
-	/* Consumed; cheaper than deleting (a thread polls again soon). */
-	s->ts = 0;
-	if (hist_add(&hists, &hk, delta / targ_unit_div, delta))
+	if (hist_add(&hists, &hk, poll_ns / targ_unit_div, poll_ns))
 		__sync_fetch_and_add(&dropped, 1);
 	return 0;
 }

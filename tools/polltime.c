@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * blitz-polltime - how long blitz poll functions run: task_poll_start to
- * task_poll_end on the same thread, as a log2 histogram, overall, per worker
- * (-W) and/or split by how the poll ended (-R: ready or pending).
+ * blitz-polltime - how long blitz poll functions run (task_poll_end's
+ * poll_ns, timed by the runtime while traced: one probe hit per poll), as a
+ * log2 histogram, overall, per worker (-W) and/or split by how the poll
+ * ended (-R: ready or pending).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@ static const struct tool_flag flags[] = {
 
 static const struct tool_def def = {
 	.name = "polltime",
-	.summary = "Summarize how long blitz poll functions run (task_poll_start to "
-		   "task_poll_end) as a histogram.",
+	.summary = "Summarize how long blitz poll functions run (task_poll_end's "
+		   "poll_ns) as a histogram.",
 	.examples =
 		"    blitz-polltime              # histogram in ns, printed at Ctrl-C\n"
 		"    blitz-polltime -u 1         # microseconds, every second\n"
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
 		.env = &env, .map_fd = bpf_map__fd(skel->maps.hists),
 		.unpaired = &skel->bss->unpaired, .dropped = &skel->bss->dropped,
 		.json_label = label,
-		.unpaired_what = "poll ends without their start (attached mid-poll)",
+		.unpaired_what = "poll ends without a duration (poll_ns 0)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "poll time");
 	polltime_bpf__destroy(skel);
