@@ -73,6 +73,15 @@ need "$tmp/pe/plots/echo.png" "peers plot echo.png"
 need "$tmp/pc/meta.json" "probe-cost meta.json"
 need "$tmp/pc/raw.jsonl" "probe-cost raw JSON"
 need "$tmp/pc/summary.md" "probe-cost summary"
+if command -v valgrind > /dev/null; then
+	# One instruction count per benchmark and build, both above zero.
+	n=$(grep -c '"variant":"instructions".*"instructions":[1-9]' "$tmp/pc/raw.jsonl" || true)
+	want=$((2 * $("$obj/bin/sched-bench" --list | wc -l)))
+	[ "$n" -eq "$want" ] || { echo "FAIL probe-cost: $n instruction counts, want $want"; exit 1; }
+	grep -q '^Instructions (callgrind' "$tmp/pc/summary.md" ||
+		{ echo "FAIL probe-cost: no instruction table"; exit 1; }
+	echo "ok   probe-cost: $n instruction counts and their table"
+fi
 
 "$src/experiments/fs-read/run" --quick --build "$obj" --out "$tmp/fr" > "$tmp/fr.log" 2>&1 ||
 	{ echo "FAIL fs-read:"; tail -20 "$tmp/fr.log"; exit 1; }
