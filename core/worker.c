@@ -422,6 +422,27 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 }
 
 /*
+ * sleep_in_own_ring - a worker with an I/O queue of its own (io_uring: a
+ * ring per worker) parks there, so that its completions wake it.  As
+ * park_wait(), with PARK_PARKED_IO in the futex word: an unparker that
+ * finds it there wakes the queue instead (worker_unpark); one atomic
+ * word decides, so no wake is lost (the queue's wake is remembered if it
+ * comes before the sleep: backends/io_uring.c, uring_wait_own).
+ */
+static bool sleep_in_own_ring(struct blitz_worker *w, uint64_t timeout_ns, int *completions)
+{
+	uint32_t expect = PARK_UNPARKED;
+
+	/* acquire on failure: a NOTIFIED seen here pairs with the waker's swap. */
+	if (atomic_compare_exchange_strong_explicit(&w->park.futex, &expect, PARK_PARKED_IO,
+						    memory_order_acq_rel, memory_order_acquire))
+		*completions = io_driver_wait_own(&w->rt->io, timeout_ns);
+	/* acq_rel: consume a notification and see what the waker wrote before it. */
+	return atomic_exchange_explicit(&w->park.futex, PARK_UNPARKED,
+					memory_order_acq_rel) == PARK_NOTIFIED;
+}
+
+/*
  * worker_sleep - park for at most @timeout_ns.  Returns true if notified;
  * *@io_completions > 0 if it slept in the I/O driver and completions woke it.
  */
@@ -430,6 +451,8 @@ static bool worker_sleep(struct blitz_worker *w, uint64_t timeout_ns, int *io_co
 	bool notified;
 
 	*io_completions = 0;
+	if (io_driver_has_own(&w->rt->io))
+		return sleep_in_own_ring(w, timeout_ns, io_completions);
 	if (sleep_in_io(w, timeout_ns, &notified, io_completions))
 		return notified;
 	return park_wait(&w->park, timeout_ns);
@@ -440,7 +463,10 @@ void worker_unpark(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
 
-	park_unpark(&w->park);
+	if (park_unpark(&w->park) == PARK_PARKED_IO) {
+		io_driver_wake_worker(&rt->io, w->index);
+		return;
+	}
 	/* seq_cst: the unparker's half of the pattern in sleep_in_io(). */
 	if (atomic_load(&rt->io_parker) == (int)w->index)
 		rt->io.backend->wake(&rt->io);
@@ -554,10 +580,12 @@ void *worker_main(void *arg)
 	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
 	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
 	current_worker = w;
+	io_driver_thread_start(&w->rt->io, w->index);	/* its own ring, if any */
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
 		worker_tick(w);
 	end_searching(w, false);
+	io_driver_thread_stop(&w->rt->io);
 	current_worker = NULL;
 	return NULL;
 }
