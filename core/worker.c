@@ -238,8 +238,36 @@ static struct blitz_task *lifo_take(struct blitz_worker *w)
 	return t;
 }
 
-/* Leave the searching state; the last searcher to find work wakes another. */
-static void end_searching(struct blitz_worker *w, bool found)
+/*
+ * found_more - the last searcher found a task from @source: is there more
+ * work that another worker could take?  A task stolen or from the global
+ * queue says so (producers that saw us searching woke nobody).  One from
+ * our own LIFO slot or ring (our I/O completions, reaped at the start of
+ * the tick, or wakes on this thread) says nothing about the rest: look at
+ * our slot, the queues (ours: pushes while we searched did not notify,
+ * see should_notify_others) and the global queue.  Waking a worker for
+ * nothing costs it a futex or ring round trip, and on a busy machine it
+ * preempts someone.
+ */
+static bool found_more(struct blitz_worker *w, int source)
+{
+	if (source != SRC_LIFO && source != SRC_RING)
+		return true;
+	/*
+	 * seq_cst fence: our searching -> not searching RMW before these
+	 * loads, against the producers' push; fence; load of num_searching
+	 * (runtime_notify_parked): either they saw us gone or we see them.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	/* Relaxed: our own slot. */
+	return atomic_load_explicit(&w->lifo, memory_order_relaxed) || runtime_has_work(w->rt);
+}
+
+/*
+ * Leave the searching state; the last searcher to find work (from
+ * @source, -1: none) wakes another if there is more (found_more).
+ */
+static void end_searching(struct blitz_worker *w, int source)
 {
 	if (!w->searching)
 		return;
@@ -247,8 +275,8 @@ static void end_searching(struct blitz_worker *w, bool found)
 	bool last = idle_transition_from_searching(&w->rt->idle);
 
 	BLITZ_SEARCHING_END((int)w->index, atomic_load_explicit(&w->rt->idle.num_searching,
-								memory_order_relaxed), found);
-	if (last && found)
+								memory_order_relaxed), source >= 0);
+	if (last && source >= 0 && found_more(w, source))
 		runtime_notify_parked(w->rt, (int)w->index);
 }
 
@@ -554,7 +582,7 @@ static void worker_tick(struct blitz_worker *w)
 
 		if (!t)
 			break;
-		end_searching(w, true);
+		end_searching(w, source);
 		worker_run_task(w, t, source);
 		w->budget--;
 		w->polls_since_global++;
@@ -584,7 +612,7 @@ void *worker_main(void *arg)
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
 		worker_tick(w);
-	end_searching(w, false);
+	end_searching(w, -1);
 	io_driver_thread_stop(&w->rt->io);
 	current_worker = NULL;
 	return NULL;
