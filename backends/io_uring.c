@@ -306,6 +306,20 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 		*done = true;
 		return -EINVAL;
 	}
+	/*
+	 * An accept is tried at once (accept4, non-blocking): an acceptor then
+	 * takes a burst of pending connections in one poll, where through the
+	 * ring it got one per tick (a CQE, a wake and a poll behind every
+	 * runnable task each).  When nothing is pending the try costs one
+	 * failed accept4 per wait.
+	 */
+	if (op->opcode == BLITZ_IO_ACCEPT) {
+		res = io_perform(op);
+		if (res != -EAGAIN) {
+			*done = true;
+			return res;
+		}
+	}
 	*done = false;
 	r = own_ring_of(io);
 	if (r) {
