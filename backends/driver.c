@@ -152,11 +152,17 @@ void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result)
 	blitz_waker_wake(&w);
 }
 
-/* io_driver_reap - complete what is ready if no other thread is reaping. */
+/*
+ * io_driver_reap - complete what is ready if no other thread is reaping;
+ * without waiting, a worker with a queue of its own reaps that (the
+ * backend then looks at the shared one too).
+ */
 int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns)
 {
 	int n;
 
+	if (!timeout_ns && io->backend->reap_own && (n = io->backend->reap_own(io)) >= 0)
+		return n;
 	if (pthread_mutex_trylock(&io->reap_lock))
 		return 0;
 	n = io->backend->reap(io, timeout_ns);

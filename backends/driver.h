@@ -10,6 +10,12 @@
  * Reaping is done by one thread at a time: any worker try-locks reap_lock
  * on every tick (non-blocking); a worker going to park may hold it and block
  * in reap() until a completion, a timeout or wake().
+ *
+ * A backend may also give each worker a queue of its own (io_uring: a ring
+ * per worker, backends/io_uring.c): the worker's thread opens it at start
+ * (thread_start), reaps it without the lock (reap_own), sleeps in it when it
+ * parks (has_own, wait_own; woken by wake_worker) and drains it at exit
+ * (thread_stop).  The shared queue above stays for the other threads.
  */
 #ifndef BLITZ_BACKENDS_DRIVER_H
 #define BLITZ_BACKENDS_DRIVER_H
@@ -40,6 +46,17 @@ struct io_backend {
 	void (*flush)(struct blitz_io *io);
 	/* Cancel every operation in flight (shutdown). */
 	void (*cancel_all)(struct blitz_io *io);
+
+	/* Queues of a worker's own (all NULL: none; see the top of this file). */
+	void (*thread_start)(struct blitz_io *io, unsigned worker);
+	void (*thread_stop)(struct blitz_io *io);
+	/* Complete what is ready in the caller's own queue; -1: it has none. */
+	int (*reap_own)(struct blitz_io *io);
+	/* Does the calling thread sleep in a queue of its own? */
+	bool (*has_own)(struct blitz_io *io);
+	/* Sleep there until a completion, wake_worker() or @timeout_ns; completions seen. */
+	int (*wait_own)(struct blitz_io *io, uint64_t timeout_ns);
+	void (*wake_worker)(struct blitz_io *io, unsigned worker);
 };
 
 struct blitz_io {
@@ -68,6 +85,37 @@ static inline void io_driver_flush(struct blitz_io *io)
 {
 	if (io->backend->flush)
 		io->backend->flush(io);
+}
+
+/* A worker's thread begins (@worker: its index) and ends. */
+static inline void io_driver_thread_start(struct blitz_io *io, unsigned worker)
+{
+	if (io->backend->thread_start)
+		io->backend->thread_start(io, worker);
+}
+
+static inline void io_driver_thread_stop(struct blitz_io *io)
+{
+	if (io->backend->thread_stop)
+		io->backend->thread_stop(io);
+}
+
+/* io_driver_has_own - does the calling worker park in a queue of its own? */
+static inline bool io_driver_has_own(struct blitz_io *io)
+{
+	return io->backend->has_own && io->backend->has_own(io);
+}
+
+/* io_driver_wait_own - sleep there (only if io_driver_has_own()). */
+static inline int io_driver_wait_own(struct blitz_io *io, uint64_t timeout_ns)
+{
+	return io->backend->wait_own(io, timeout_ns);
+}
+
+/* io_driver_wake_worker - make worker @worker's io_driver_wait_own() return. */
+static inline void io_driver_wake_worker(struct blitz_io *io, unsigned worker)
+{
+	io->backend->wake_worker(io, worker);
 }
 
 #endif

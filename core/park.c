@@ -48,13 +48,17 @@ bool park_wait(struct blitz_park *p, uint64_t timeout_ns)
 					memory_order_acq_rel) == PARK_NOTIFIED;
 }
 
-void park_unpark(struct blitz_park *p)
+/* park_unpark - notify; returns the state it found (PARK_PARKED_IO: wake the queue). */
+uint32_t park_unpark(struct blitz_park *p)
 {
 	/*
 	 * seq_cst: publishes the waker's writes (woken_by) to the sleeper, and
 	 * is ordered before the caller's later load of the runtime's io_parker
 	 * (worker_unpark: a worker may sleep in the I/O driver instead).
 	 */
-	if (atomic_exchange(&p->futex, PARK_NOTIFIED) == PARK_PARKED)
+	uint32_t prev = atomic_exchange(&p->futex, PARK_NOTIFIED);
+
+	if (prev == PARK_PARKED)
 		futex_wake(&p->futex);
+	return prev;
 }

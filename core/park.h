@@ -10,7 +10,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { PARK_UNPARKED = 0, PARK_PARKED = 1, PARK_NOTIFIED = 2 };
+/*
+ * PARK_PARKED_IO: parked in the worker's own I/O queue rather than on the
+ * futex (core/worker.c, sleep_in_own_ring); park_unpark() then leaves the
+ * wake to its caller, which wakes that queue.
+ */
+enum { PARK_UNPARKED = 0, PARK_PARKED = 1, PARK_NOTIFIED = 2, PARK_PARKED_IO = 3 };
 
 struct blitz_park {
 	_Atomic uint32_t futex;
@@ -18,6 +23,6 @@ struct blitz_park {
 
 void park_init(struct blitz_park *p);
 bool park_wait(struct blitz_park *p, uint64_t timeout_ns);
-void park_unpark(struct blitz_park *p);
+uint32_t park_unpark(struct blitz_park *p);
 
 #endif

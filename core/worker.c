@@ -255,8 +255,36 @@ static struct blitz_task *lifo_take(struct blitz_worker *w)
 	return t;
 }
 
-/* Leave the searching state; the last searcher to find work wakes another. */
-static void end_searching(struct blitz_worker *w, bool found)
+/*
+ * found_more - the last searcher found a task from @source: is there more
+ * work that another worker could take?  A task stolen or from the global
+ * queue says so (producers that saw us searching woke nobody).  One from
+ * our own LIFO slot or ring (our I/O completions, reaped at the start of
+ * the tick, or wakes on this thread) says nothing about the rest: look at
+ * our slot, the queues (ours: pushes while we searched did not notify,
+ * see should_notify_others) and the global queue.  Waking a worker for
+ * nothing costs it a futex or ring round trip, and on a busy machine it
+ * preempts someone.
+ */
+static bool found_more(struct blitz_worker *w, int source)
+{
+	if (source != SRC_LIFO && source != SRC_RING)
+		return true;
+	/*
+	 * seq_cst fence: our searching -> not searching RMW before these
+	 * loads, against the producers' push; fence; load of num_searching
+	 * (runtime_notify_parked): either they saw us gone or we see them.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	/* Relaxed: our own slot. */
+	return atomic_load_explicit(&w->lifo, memory_order_relaxed) || runtime_has_work(w->rt);
+}
+
+/*
+ * Leave the searching state; the last searcher to find work (from
+ * @source, -1: none) wakes another if there is more (found_more).
+ */
+static void end_searching(struct blitz_worker *w, int source)
 {
 	if (!w->searching)
 		return;
@@ -264,8 +292,8 @@ static void end_searching(struct blitz_worker *w, bool found)
 	bool last = idle_transition_from_searching(&w->rt->idle);
 
 	BLITZ_SEARCHING_END((int)w->index, atomic_load_explicit(&w->rt->idle.num_searching,
-								memory_order_relaxed), found);
-	if (last && found)
+								memory_order_relaxed), source >= 0);
+	if (last && source >= 0 && found_more(w, source))
 		runtime_notify_parked(w->rt, (int)w->index);
 }
 
@@ -471,6 +499,27 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 }
 
 /*
+ * sleep_in_own_ring - a worker with an I/O queue of its own (io_uring: a
+ * ring per worker) parks there, so that its completions wake it.  As
+ * park_wait(), with PARK_PARKED_IO in the futex word: an unparker that
+ * finds it there wakes the queue instead (worker_unpark); one atomic
+ * word decides, so no wake is lost (the queue's wake is remembered if it
+ * comes before the sleep: backends/io_uring.c, uring_wait_own).
+ */
+static bool sleep_in_own_ring(struct blitz_worker *w, uint64_t timeout_ns, int *completions)
+{
+	uint32_t expect = PARK_UNPARKED;
+
+	/* acquire on failure: a NOTIFIED seen here pairs with the waker's swap. */
+	if (atomic_compare_exchange_strong_explicit(&w->park.futex, &expect, PARK_PARKED_IO,
+						    memory_order_acq_rel, memory_order_acquire))
+		*completions = io_driver_wait_own(&w->rt->io, timeout_ns);
+	/* acq_rel: consume a notification and see what the waker wrote before it. */
+	return atomic_exchange_explicit(&w->park.futex, PARK_UNPARKED,
+					memory_order_acq_rel) == PARK_NOTIFIED;
+}
+
+/*
  * worker_sleep - park for at most @timeout_ns.  Returns true if notified;
  * *@io_completions > 0 if it slept in the I/O driver and completions woke it.
  */
@@ -479,6 +528,8 @@ static bool worker_sleep(struct blitz_worker *w, uint64_t timeout_ns, int *io_co
 	bool notified;
 
 	*io_completions = 0;
+	if (io_driver_has_own(&w->rt->io))
+		return sleep_in_own_ring(w, timeout_ns, io_completions);
 	if (sleep_in_io(w, timeout_ns, &notified, io_completions))
 		return notified;
 	return park_wait(&w->park, timeout_ns);
@@ -489,7 +540,10 @@ void worker_unpark(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
 
-	park_unpark(&w->park);
+	if (park_unpark(&w->park) == PARK_PARKED_IO) {
+		io_driver_wake_worker(&rt->io, w->index);
+		return;
+	}
 	/* seq_cst: the unparker's half of the pattern in sleep_in_io(). */
 	if (atomic_load(&rt->io_parker) == (int)w->index)
 		rt->io.backend->wake(&rt->io);
@@ -591,7 +645,7 @@ static void worker_tick(struct blitz_worker *w)
 
 		if (!t)
 			break;
-		end_searching(w, true);
+		end_searching(w, source);
 		worker_run_task(w, t, source);
 		w->budget--;
 		w->polls_since_global++;
@@ -617,10 +671,12 @@ void *worker_main(void *arg)
 	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
 	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
 	current_worker = w;
+	io_driver_thread_start(&w->rt->io, w->index);	/* its own ring, if any */
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
 		worker_tick(w);
-	end_searching(w, false);
+	end_searching(w, -1);
+	io_driver_thread_stop(&w->rt->io);
 	current_worker = NULL;
 	return NULL;
 }

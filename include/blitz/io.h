@@ -89,8 +89,16 @@ struct blitz_io_op {
 	uint64_t submit_ns;
 	struct blitz_waker waker;
 	void *driver;			/* the runtime's driver, set at submission */
-	struct blitz_io_op *next;	/* readiness backends: the fd's wait list */
-	struct blitz_io_op *prev;
+	union {
+		struct {		/* readiness backends: the fd's wait list */
+			struct blitz_io_op *next;
+			struct blitz_io_op *prev;
+		};
+		struct {		/* io_uring: where it was submitted */
+			uint64_t ring_tag;	/* its user_data there */
+			int32_t ring;		/* a worker's ring; -1: the shared one */
+		};
+	};
 };
 
 void blitz_io_prep_read(struct blitz_io_op *op, int fd, void *buf, size_t len, off_t off);
@@ -120,7 +128,9 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx);
 /**
  * blitz_io_cancel - ask for a pending @op to be cancelled; it completes
  * (with -ECANCELED, or its real result if it finished first) later.  A no-op
- * for an operation that is not pending.  Safe from a drop function.
+ * for an operation that is not pending.  Safe from a drop function.  Call
+ * it from @op's task (its poll or drop function), or from a thread that
+ * synchronizes with the task after the poll that submitted @op returned.
  */
 void blitz_io_cancel(struct blitz_io_op *op);
 

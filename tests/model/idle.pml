@@ -55,6 +55,11 @@
  *                     one in the hung worker's LIFO slot
  *
  * The protocol as seeds 000/001 specify it, where core/ differs:
+ *   SPEC_END_ANY      the last searcher notifies whenever it finds a task
+ *                     (core/: if the task came from its own LIFO slot or
+ *                     ring -- its I/O completions, reaped as a searcher at
+ *                     the start of a tick -- only when found_more sees more
+ *                     work: its slot, any ring, the inject queue)
  *   SPEC_CLAIM        notify claims a bit first, then num_searching++
  *                     (core/: CAS num_searching 0 -> 1 first, then claim,
  *                     give the unit back if no bit; and num_parked == 0 is
@@ -415,6 +420,7 @@ proctype worker(byte me; bool parked)
 	bool lifo;              /* LIFO slot: only its owner touches it */
 	bool transitioning;     /* transitioning_to_park: owner only */
 	bool searching, last;
+	bool own;               /* the task came from our LIFO slot or ring */
 	byte bits, v, old, i, start, hand;
 
 	if
@@ -429,8 +435,8 @@ top:
 	fi;
 	/* find_work: LIFO slot, own ring */
 	if
-	:: lifo -> lifo = 0; d_step { executed++ }; goto run_task
-	:: d_step { !lifo && ring[me] > 0 -> ring[me]--; executed++ }; goto run_task
+	:: lifo -> lifo = 0; d_step { executed++; own = 1 }; goto run_task
+	:: d_step { !lifo && ring[me] > 0 -> ring[me]--; executed++; own = 1 }; goto run_task
 	:: else
 	fi;
 	/* global_fetch (the model takes one task of the batch) */
@@ -620,7 +626,12 @@ unpark_self:
 	goto top;
 
 run_task:
-	/* end_searching(w, true): the last searcher notifies */
+	/*
+	 * end_searching(w, source): the last searcher notifies -- if it found
+	 * the task in its own LIFO slot or ring, only when found_more sees
+	 * more work after the decrement: our slot, any ring, the inject queue
+	 * (SPEC_END_ANY: always, as the seeds and core/ before found_more)
+	 */
 	assert(!transitioning);
 	if
 	:: d_step {
@@ -630,11 +641,41 @@ run_task:
 		searching = 0
 	   };
 	   if
-	   :: last -> last = 0; runtime_notify_parked()
+	   :: last ->
+		last = 0;
+#ifndef SPEC_END_ANY
+		if
+#ifdef BUG_NO_FOUND_MORE
+		:: own -> skip          /* a task of our own: never notify */
+#else
+		:: own ->
+			/* found_more: seq_cst fence, then these loads */
+			if
+			:: lifo || inject_len > 0 -> last = 1
+			:: else ->
+				i = 0;
+				do
+				:: i < NW && ring[i] > 0 -> last = 1; break
+				:: i < NW && ring[i] == 0 -> i++
+				:: i == NW -> break
+				od;
+				i = 0
+			fi
+#endif
+		:: else -> last = 1
+		fi;
+		if
+		:: last -> last = 0; runtime_notify_parked()
+		:: else
+		fi
+#else
+		runtime_notify_parked()
+#endif
 	   :: else
 	   fi
 	:: else
 	fi;
+	own = 0;
 	/* the task may wake others: those wakes run on this worker */
 	worker_schedule_local();
 #if NLOCAL > 1

@@ -2,7 +2,9 @@
 /*
  * test_io.c - I/O through the runtime on each backend: a task waiting on a
  * descriptor is woken by its completion even when every worker sleeps;
- * cancel and shutdown with operations in flight free everything.
+ * cancel (from any thread) and shutdown with operations in flight free
+ * everything; io_uring's ring per worker, one shared ring, and the
+ * fallback from the one to the other when the kernel refuses it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +22,32 @@
 #include <blitz.h>
 #include "suites.h"
 
+/*
+ * The loop tests here run on each backend, and once more (index
+ * TEST_BACKENDS) on io_uring with one ring shared by all threads
+ * (BLITZ_IO_URING_RINGS=shared; else each worker has a ring of its own).
+ */
+#define IO_MODES (TEST_BACKENDS + 1)
+
+static int backend_of(int i)
+{
+	return i < TEST_BACKENDS ? i : 0;
+}
+
+static struct blitz_runtime *runtime_on(int i)
+{
+	struct blitz_runtime *rt;
+
+	if (i >= TEST_BACKENDS)
+		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
+	rt = test_runtime_on(backend_of(i));
+	unsetenv("BLITZ_IO_URING_RINGS");
+	return rt;
+}
+
 static bool backend_is(struct blitz_runtime *rt, int i)
 {
-	return !strcmp(blitz_io_backend_name(rt), test_backend_names[i]);
+	return !strcmp(blitz_io_backend_name(rt), test_backend_names[backend_of(i)]);
 }
 
 /* Reads `rounds` messages from a pipe, one at a time. */
@@ -61,14 +86,14 @@ static const struct blitz_task_vtable reader_vt = BLITZ_TASK_VTABLE(reader_poll,
 
 START_TEST(completion_wakes_sleeping_runtime)
 {
-	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct blitz_runtime *rt = runtime_on(_i);
 	int fds[2];
 	struct reader r = { .rounds = 50 };
 	struct blitz_task *t;
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
 	}
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	r.fd = fds[0];
@@ -91,14 +116,14 @@ END_TEST
 
 START_TEST(cancel_and_shutdown_with_io_in_flight)
 {
-	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct blitz_runtime *rt = runtime_on(_i);
 	int fds[2];
 	struct reader r = { .rounds = 1 };
 	struct blitz_task *a;
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
 	}
 	atomic_store(&reader_drops, 0);
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
@@ -114,6 +139,74 @@ START_TEST(cancel_and_shutdown_with_io_in_flight)
 	/* 20 readers still wait on the pipe: shutdown cancels and frees them. */
 	blitz_runtime_free(rt);
 	ck_assert_int_eq(atomic_load(&reader_drops), 21);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
+/*
+ * Tasks that wait on a pipe; the test thread (not a worker) cancels their
+ * reads, which sit in the rings of the workers that submitted them.  Each
+ * read must complete with -ECANCELED at once, not at shutdown.
+ */
+struct waiter {
+	struct blitz_io_op op;
+	int fd;
+	bool started;
+	_Atomic bool waiting;	/* the read is pending; set after its poll */
+	char buf[8];
+};
+
+static enum blitz_poll waiter_poll(void *arg, struct blitz_cx *cx)
+{
+	struct waiter *w = arg;
+
+	if (!w->started) {
+		blitz_io_prep_read(&w->op, w->fd, w->buf, sizeof(w->buf), -1);
+		w->started = true;
+	}
+	if (blitz_io_poll(&w->op, cx) == BLITZ_READY)
+		return BLITZ_READY;
+	/* Release: the canceller's acquire sees the submitted op (blitz_io_cancel). */
+	atomic_store_explicit(&w->waiting, true, memory_order_release);
+	return BLITZ_PENDING;
+}
+static const struct blitz_task_vtable waiter_vt = BLITZ_TASK_VTABLE(waiter_poll, NULL);
+
+START_TEST(cancel_from_another_thread)
+{
+	enum { N = 64 };
+	struct blitz_runtime *rt = runtime_on(_i);
+	struct blitz_task *t[N];
+	int fds[2];
+
+	if (!backend_is(rt, _i)) {
+		blitz_runtime_free(rt);
+		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+	}
+	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	for (int i = 0; i < N; i++) {
+		struct waiter w = { .fd = fds[0] };
+
+		t[i] = blitz_spawn(rt, &waiter_vt, &w, sizeof(w));
+		ck_assert_ptr_nonnull(t[i]);
+	}
+	for (int i = 0; i < N; i++) {
+		struct waiter *w = blitz_task_state(t[i]);
+
+		for (int ms = 0; ms < 5000 && !atomic_load_explicit(&w->waiting, memory_order_acquire); ms++)
+			usleep(1000);
+		ck_assert(atomic_load_explicit(&w->waiting, memory_order_acquire));
+	}
+	usleep(20000);		/* let the workers sleep in their rings */
+	for (int i = 0; i < N; i++)
+		blitz_io_cancel(&((struct waiter *)blitz_task_state(t[i]))->op);
+	for (int i = 0; i < N; i++) {
+		ck_assert_int_eq(blitz_join(t[i]), 0);
+		ck_assert_int_eq(((struct waiter *)blitz_task_state(t[i]))->op.result, -ECANCELED);
+		blitz_task_release(t[i]);
+	}
+	blitz_runtime_free(rt);
 	close(fds[0]);
 	close(fds[1]);
 }
@@ -147,32 +240,26 @@ static void forbid_io_uring(void)
 		_exit(77);
 }
 
-START_TEST(io_uring_refused_falls_back_and_says_so)
+/*
+ * said_by_child - run @fn(@arg) in a child and collect what it writes to
+ * stderr (the runtime's messages) into @msg; returns its wait status.
+ */
+static int said_by_child(void (*fn)(int), int arg, char *msg, size_t size)
 {
 	int out[2], status;
-	char msg[512] = { 0 };
 	pid_t child;
 
+	memset(msg, 0, size);
 	ck_assert_int_eq(pipe(out), 0);
 	child = fork();
 	if (child == 0) {
-		struct blitz_config c;
-		struct blitz_runtime *rt;
-
-		dup2(out[1], 2);	/* the runtime's message goes to stderr */
-		forbid_io_uring();
-		blitz_config_default(&c);
-		c.workers = 1;
-		rt = blitz_runtime_new(&c);
-		if (!rt)
-			_exit(1);
-		fprintf(stderr, "backend=%s\n", blitz_io_backend_name(rt));
-		blitz_runtime_free(rt);
+		dup2(out[1], 2);
+		fn(arg);
 		_exit(0);
 	}
 	close(out[1]);
-	for (size_t got = 0; got < sizeof(msg) - 1;) {	/* to EOF: several writes */
-		ssize_t r = read(out[0], msg + got, sizeof(msg) - 1 - got);
+	for (size_t got = 0; got < size - 1;) {	/* to EOF: several writes */
+		ssize_t r = read(out[0], msg + got, size - 1 - got);
 
 		if (r <= 0)
 			break;
@@ -180,6 +267,30 @@ START_TEST(io_uring_refused_falls_back_and_says_so)
 	}
 	close(out[0]);
 	waitpid(child, &status, 0);
+	return status;
+}
+
+static void runtime_without_io_uring(int unused)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	(void)unused;
+	forbid_io_uring();
+	blitz_config_default(&c);
+	c.workers = 1;
+	rt = blitz_runtime_new(&c);
+	if (!rt)
+		_exit(1);
+	fprintf(stderr, "backend=%s\n", blitz_io_backend_name(rt));
+	blitz_runtime_free(rt);
+}
+
+START_TEST(io_uring_refused_falls_back_and_says_so)
+{
+	char msg[512];
+	int status = said_by_child(runtime_without_io_uring, 0, msg, sizeof(msg));
+
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
 		SKIP("seccomp unavailable");
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -189,15 +300,95 @@ START_TEST(io_uring_refused_falls_back_and_says_so)
 }
 END_TEST
 
+/*
+ * In a child: the kernel refuses what the ring per worker needs, the way
+ * an older kernel would.  Mode 0: io_uring_setup of a worker's ring
+ * (OWN_ENTRIES = 256 entries in backends/io_uring.c; the shared ring has
+ * 1024) fails with EINVAL; mode 1: enabling it (IORING_REGISTER_ENABLE_RINGS)
+ * fails with EPERM.
+ */
+static void refuse_own_rings(int mode)
+{
+	struct sock_filter setup[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 256, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_filter enable[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 12 /* IORING_REGISTER_ENABLE_RINGS */, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 6, .filter = mode ? enable : setup };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(77);
+}
+
+/* 20 messages through a pipe with the rings refused (@mode as above). */
+static void runtime_without_own_rings(int mode)
+{
+	struct blitz_runtime *rt;
+	struct reader r = { .rounds = 20 };
+	struct blitz_task *t;
+	int fds[2];
+
+	refuse_own_rings(mode);
+	rt = test_runtime_on(0);
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC))
+		_exit(1);
+	r.fd = fds[0];
+	t = blitz_spawn(rt, &reader_vt, &r, sizeof(r));
+	for (int i = 0; i < r.rounds; i++) {
+		usleep(1000);
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		while (atomic_load(&((struct reader *)blitz_task_state(t))->got) <= i)
+			usleep(100);
+	}
+	if (blitz_join(t))
+		_exit(1);
+	blitz_task_release(t);
+	fprintf(stderr, "backend=%s\n", blitz_io_backend_name(rt));
+	blitz_runtime_free(rt);
+}
+
+START_TEST(io_uring_rings_refused_fall_back_and_say_so)
+{
+	static const char *const said[] = {
+		"io_uring: no ring per worker (SINGLE_ISSUER | DEFER_TASKRUN: Invalid argument); one shared ring",
+		"cannot enable its ring (Operation not permitted); it uses the shared one",
+	};
+	char msg[1024];
+	int status = said_by_child(runtime_without_own_rings, _i, msg, sizeof(msg));
+
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		SKIP("seccomp unavailable");
+	if (strstr(msg, "io_uring unavailable"))
+		SKIP("io_uring unavailable here");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "said: %s", msg);
+	ck_assert_msg(strstr(msg, said[_i]), "said: %s", msg);
+	ck_assert_msg(strstr(msg, "backend=io_uring"), "said: %s", msg);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
 	TCase *tc = TCASE("runtime", 60);
 
-	tcase_add_loop_test(tc, completion_wakes_sleeping_runtime, 0, 3);
-	tcase_add_loop_test(tc, cancel_and_shutdown_with_io_in_flight, 0, 3);
+	tcase_add_loop_test(tc, completion_wakes_sleeping_runtime, 0, IO_MODES);
+	tcase_add_loop_test(tc, cancel_and_shutdown_with_io_in_flight, 0, IO_MODES);
+	tcase_add_loop_test(tc, cancel_from_another_thread, 0, IO_MODES);
 	tcase_add_test(tc, backend_env_is_honoured);
 	tcase_add_test(tc, io_uring_refused_falls_back_and_says_so);
+	tcase_add_loop_test(tc, io_uring_rings_refused_fall_back_and_say_so, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

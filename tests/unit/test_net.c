@@ -296,6 +296,20 @@ START_TEST(echo_1000_connections)
 }
 END_TEST
 
+/* io_uring with one ring for all threads (the fallback of the ring per worker). */
+START_TEST(echo_1000_connections_one_shared_ring)
+{
+	struct blitz_runtime *rt;
+
+	setenv("BLITZ_IO_URING_RINGS", "shared", 1);
+	rt = test_runtime_on(0);
+	unsetenv("BLITZ_IO_URING_RINGS");
+	NEED_BACKEND(rt, 0);
+	echo_workload(rt, scaled(1000), 16384, 11);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 START_TEST(echo_large_payloads)
 {
 	struct blitz_runtime *rt = test_runtime_on(_i);
@@ -721,6 +735,7 @@ static Suite *net_suite(void)
 
 	signal(SIGPIPE, SIG_IGN);
 	tcase_add_loop_test(tc, echo_1000_connections, 0, 3);
+	tcase_add_test(tc, echo_1000_connections_one_shared_ring);
 	tcase_add_loop_test(tc, echo_large_payloads, 0, 3);
 	tcase_add_test(tc, same_results_on_every_backend);
 	suite_add_tcase(s, tc);

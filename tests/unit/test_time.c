@@ -490,9 +490,12 @@ END_TEST
 /* ---------------------------------------------------------------------- */
 /* Waking worker 0: a timer registered while it is parked                  */
 
+/* On its futex, or in its own io_uring ring (PARK_PARKED_IO). */
 static bool worker_parked(struct blitz_runtime *rt, unsigned i)
 {
-	return atomic_load(&rt->workers[i].park.futex) == PARK_PARKED;
+	uint32_t s = atomic_load(&rt->workers[i].park.futex);
+
+	return s == PARK_PARKED || s == PARK_PARKED_IO;
 }
 
 static bool wait_parked(struct blitz_runtime *rt, unsigned i, uint64_t limit_ns)
