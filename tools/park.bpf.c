@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * park.bpf.c - how long blitz workers sleep: park to the next unpark of the
- * same worker thread, split by unpark's reason, and who woke them.
+ * park.bpf.c - how long blitz workers sleep: unpark's slept_ns, which the
+ * runtime times itself while the probe is enabled (one hit per sleep, no
+ * pairing with park), split by unpark's reason, and who woke them.  park
+ * is attached only to count the parks started.
  */
 #include "blitz.bpf.h"
 #include "park.h"
 
 const volatile bool targ_per_worker = false;
 DECLARE_UNIT_DIV();
-
-/* Thread id -> when it parked (0: not parked). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PARK_MAX_THREADS);
-	__type(key, __u32);
-	__type(value, __u64);
-} parked SEC(".maps");
 
 /* Sleep durations: {worker or HIST_ALL, reason}. */
 struct {
@@ -39,6 +33,7 @@ struct {
 	__type(value, struct park_count);
 } parks SEC(".maps");
 
+/* Unparks without a duration (slept_ns 0: asleep when tracing started). */
 __u64 unpaired = 0;
 __u64 dropped = 0;
 
@@ -58,38 +53,33 @@ static __always_inline void count(void *map, const void *key)
 	__sync_fetch_and_add(c, 1);
 }
 
+/*
+ * Defined before unpark, so attached first: the park of every sleep that
+ * unpark's semaphore timed is counted.
+ */
 SEC("usdt")
 int BPF_USDT(park, int worker, __u64 timeout_ns)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 now = bpf_ktime_get_ns();
 	struct park_key pk = { .worker = worker };
 
-	if (bpf_map_update_elem(&parked, &tid, &now, BPF_ANY))
-		__sync_fetch_and_add(&dropped, 1);
 	count(&parks, &pk);
 	return 0;
 }
 
 SEC("usdt")
-int BPF_USDT(unpark, int worker, int reason, int waker)
+int BPF_USDT(unpark, int worker, int reason, int waker, __u64 slept_ns)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct hist_key hk = {
 		.worker = targ_per_worker ? worker : HIST_ALL,
 		.label = reason,
 	};
 	struct waker_key wk = { .worker = worker, .waker = waker };
-	__u64 *tsp, delta;
 
-	tsp = bpf_map_lookup_elem(&parked, &tid);
-	if (!tsp || !*tsp) {
+	if (!slept_ns) {
 		__sync_fetch_and_add(&unpaired, 1);
 		return 0;
 	}
-	delta = bpf_ktime_get_ns() - *tsp;
-	*tsp = 0;
-	if (hist_add(&hists, &hk, delta / targ_unit_div, delta))
+	if (hist_add(&hists, &hk, slept_ns / targ_unit_div, slept_ns))
 		__sync_fetch_and_add(&dropped, 1);
 	if (reason == UNPARK_NOTIFIED)
 		count(&wakers, &wk);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * blitz-park - how long blitz workers sleep (park to unpark) as log2
- * histograms split by why they woke (notified, timeout, shutdown), the
- * parks each worker started, and who woke whom.
+ * blitz-park - how long blitz workers sleep (unpark's slept_ns, timed by
+ * the runtime while traced: no pairing with park) as log2 histograms
+ * split by why they woke (notified, timeout, shutdown, io), the parks each
+ * worker started (the park probe, counted only), and who woke whom.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,8 +15,8 @@
 
 static const struct tool_def def = {
 	.name = "park",
-	.summary = "Summarize how long blitz workers sleep (park to unpark) by wake "
-		   "reason, and who woke them.",
+	.summary = "Summarize how long blitz workers sleep (unpark's slept_ns) by "
+		   "wake reason, and who woke them.",
 	.examples =
 		"    blitz-park                  # histograms in us, printed at Ctrl-C\n"
 		"    blitz-park -m 1             # milliseconds, every second\n"
@@ -136,8 +137,8 @@ static void print(struct state *st)
 		}
 	}
 	if (d_unpaired || d_dropped)
-		printf("\n%llu unparks without their park (attached mid-sleep), "
-		       "%llu events dropped (map full)\n",
+		printf("\n%llu unparks without a duration (slept_ns 0: asleep when "
+		       "tracing started), %llu events dropped (map full)\n",
 		       (unsigned long long)d_unpaired, (unsigned long long)d_dropped);
 	fflush(stdout);
 }

@@ -5,7 +5,6 @@
 
 #include "hist.h"
 
-#define PARK_MAX_THREADS	4096
 #define PARK_MAX_HISTS		4096
 #define PARK_MAX_WAKERS		4096
 

@@ -61,6 +61,8 @@ check "steal.bt: @steals == steals" "$(val steal steals)" "$(stat_sum steals)"
 check "steal.bt: size histogram total == steals" "$(hist_total steal tasks)" "$(stat_sum steals)"
 check_after_stats "park.bt: @parks == parked" "$(val park parks)" "$(stat_total parked)"
 check "park.bt: every park ended" "$(val park sleeps)" "$(val park parks)"
+check "park.bt: histogram total == parks" "$(hist_total park usecs)" "$(val park parks)"
+check "park.bt: no unpark without a duration (slept_ns 0)" "$(val park unpaired)" 0
 check "top.bt: polls == polled" "$(val top t_polls)" "$polled"
 check "top.bt: lifo_hits" "$(val top t_lifo_hits)" "$(stat_sum lifo_hits)"
 check "top.bt: global_batches" "$(val top t_global_batches)" "$(stat_sum global_batches)"
