@@ -2,7 +2,10 @@
 # tools-park.sh - blitz-park on a known workload: every park is seen
 # (parks started == parked), every sleep ended (the runtime wakes its
 # sleepers at shutdown) and was timed (unpark's slept_ns is never 0 when the
-# tool attached first), split by reason with the wakers named.
+# tool attached first), split by reason with the wakers named.  Then, on
+# an idle echo-bench server already running: the sleeps in progress when
+# the tool attached are counted apart (at most one per worker), and each
+# worker's timed sleeps add up to most of the traced time, never more.
 set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
@@ -25,4 +28,45 @@ check "park: notified sleeps == wakers counted" \
 check "park: reasons are known, wakers in range" \
 	"$(jq_py "$out" 'all(h["label"].split()[-1] in ("notified", "timeout", "shutdown", "io") for h in r[0]["histograms"]) and all(-1 <= w["waker"] < '"$(workers | wc -l)"' for w in r[0]["wakers"])')" True
 check "park: no unpark without a duration (slept_ns 0), nothing dropped" "$(jq_py "$out" '(r[0]["unpaired"], r[0]["dropped"])')" "(0, 0)"
+
+# in_range NAME LO GOT HI: LO <= GOT <= HI (integers).
+in_range() {
+	if [ "$2" -le "$3" ] && [ "$3" -le "$4" ]; then ok "$1: $2 <= $3 <= $4"
+	else bad "$1: $3 not in $2..$4"; fi
+}
+
+# The idle server's workers sleep in 10 ms timeouts; its stdin is a FIFO we
+# hold open (fd 7), EOF stops it.
+idle_workers=2
+if [ ! -x "$obj/bin/echo-bench" ]; then
+	echo "skip park: idle run (no $obj/bin/echo-bench)"
+	finish
+fi
+mkfifo "$tmp/idle.in"
+"$obj/bin/echo-bench" --server-only --workers $idle_workers < "$tmp/idle.in" > "$tmp/idle.addr" 2> "$tmp/idle.err" &
+idle=$!
+exec 7> "$tmp/idle.in"
+for _ in $(seq 100); do [ -s "$tmp/idle.addr" ] && break; sleep 0.1; done
+[ -s "$tmp/idle.addr" ] || { bad "park: echo-bench --server-only did not start: $(cat "$tmp/idle.err")"; finish; }
+t0=$(date +%s%N)
+start_tool park -j -W
+t1=$(date +%s%N)
+sleep 0.5
+t2=$(date +%s%N)
+stop_tool park
+t3=$(date +%s%N)
+exec 7>&-
+wait $idle || bad "park: echo-bench --server-only exited $?"
+untimed=$(jq_py "$out" 'r[0]["unpaired"]')
+in_range "park (idle): sleeps in progress at attach (slept_ns 0), at most one per worker" 0 "$untimed" $idle_workers
+# park is attached before unpark: every timed sleep's park was counted.
+in_range "park (idle): timed sleeps, some, at most the parks started" 1 \
+	"$(jq_py "$out" 'sum(h["count"] for h in r[0]["histograms"])')" "$(jq_py "$out" 'r[0]["parks_total"]')"
+check "park (idle): nothing dropped" "$(jq_py "$out" 'r[0]["dropped"]')" 0
+for w in $(seq 0 $((idle_workers - 1))); do
+	in_range "park (idle): worker $w slept (us): over half of [attached, stopped], under [started, exited]" \
+		$(((t2 - t1) / 2000)) \
+		"$(jq_py "$out" "int(sum(h['sum'] for h in r[0]['histograms'] if h['worker'] == $w))")" \
+		$(((t3 - t0) / 1000))
+done
 finish
