@@ -256,20 +256,18 @@ static struct blitz_task *lifo_take(struct blitz_worker *w)
 }
 
 /*
- * found_more - the last searcher found a task from @source: is there more
- * work that another worker could take?  A task stolen or from the global
- * queue says so (producers that saw us searching woke nobody).  One from
- * our own LIFO slot or ring (our I/O completions, reaped at the start of
- * the tick, or wakes on this thread) says nothing about the rest: look at
- * our slot, the queues (ours: pushes while we searched did not notify,
- * see should_notify_others) and the global queue.  Waking a worker for
- * nothing costs it a futex or ring round trip, and on a busy machine it
- * preempts someone.
+ * found_more - the last searcher found a task: is there
+ * more work that another worker could take?  Producers that saw us
+ * searching woke nobody, so their tasks, if any are left, are in a ring
+ * or the global queue; a steal leaves the rest of its half in our ring.
+ * Look at our slot, every ring and the global queue: what we found
+ * ourselves (our I/O completions reaped at the start of the tick, the
+ * one task a pool thread or a timer woke) says nothing about the rest.
+ * Waking a worker for nothing costs it a futex or ring round trip, and on
+ * a busy machine it preempts someone.
  */
-static bool found_more(struct blitz_worker *w, int source)
+static bool found_more(struct blitz_worker *w)
 {
-	if (source != SRC_LIFO && source != SRC_RING)
-		return true;
 	/*
 	 * seq_cst fence: our searching -> not searching RMW before these
 	 * loads, against the producers' push; fence; load of num_searching
@@ -293,7 +291,7 @@ static void end_searching(struct blitz_worker *w, int source)
 
 	BLITZ_SEARCHING_END((int)w->index, atomic_load_explicit(&w->rt->idle.num_searching,
 								memory_order_relaxed), source >= 0);
-	if (last && source >= 0 && found_more(w, source))
+	if (last && source >= 0 && found_more(w))
 		runtime_notify_parked(w->rt, (int)w->index);
 }
 

@@ -56,10 +56,15 @@
  *
  * The protocol as seeds 000/001 specify it, where core/ differs:
  *   SPEC_END_ANY      the last searcher notifies whenever it finds a task
- *                     (core/: if the task came from its own LIFO slot or
- *                     ring -- its I/O completions, reaped as a searcher at
- *                     the start of a tick -- only when found_more sees more
- *                     work: its slot, any ring, the inject queue)
+ *                     (core/: only when found_more sees more work after
+ *                     leaving the searchers: its slot, any ring, the
+ *                     inject queue)
+ *   FOUND_MORE_OWN    found_more only for a task from its own LIFO slot or
+ *                     ring (its I/O completions, reaped as a searcher at
+ *                     the start of a tick); a stolen or inject task always
+ *                     notifies (core/ until a pool thread's wake of one
+ *                     task, found in the inject queue, woke a second
+ *                     worker for nothing on every spawn_blocking)
  *   SPEC_CLAIM        notify claims a bit first, then num_searching++
  *                     (core/: CAS num_searching 0 -> 1 first, then claim,
  *                     give the unit back if no bit; and num_parked == 0 is
@@ -364,6 +369,22 @@ inline runtime_notify_parked()
 }
 
 /* runtime_notify_parked_local(): relaxed pre-checks, then the real thing */
+/* found_more: seq_cst fence, then these loads; last = 1 if there is more */
+inline found_more()
+{
+	if
+	:: lifo || inject_len > 0 -> last = 1
+	:: else ->
+		i = 0;
+		do
+		:: i < NW && ring[i] > 0 -> last = 1; break
+		:: i < NW && ring[i] == 0 -> i++
+		:: i == NW -> break
+		od;
+		i = 0
+	fi
+}
+
 inline runtime_notify_parked_local()
 {
 	if
@@ -627,10 +648,11 @@ unpark_self:
 
 run_task:
 	/*
-	 * end_searching(w, source): the last searcher notifies -- if it found
-	 * the task in its own LIFO slot or ring, only when found_more sees
-	 * more work after the decrement: our slot, any ring, the inject queue
-	 * (SPEC_END_ANY: always, as the seeds and core/ before found_more)
+	 * end_searching(w, source): the last searcher notifies only when
+	 * found_more sees more work after the decrement: our slot, any ring
+	 * (a steal left the rest of its half in ours), the inject queue
+	 * (SPEC_END_ANY: always, as the seeds and core/ before found_more;
+	 * FOUND_MORE_OWN: the loads only for a task of our own)
 	 */
 	assert(!transitioning);
 	if
@@ -647,22 +669,13 @@ run_task:
 		if
 #ifdef BUG_NO_FOUND_MORE
 		:: own -> skip          /* a task of our own: never notify */
-#else
-		:: own ->
-			/* found_more: seq_cst fence, then these loads */
-			if
-			:: lifo || inject_len > 0 -> last = 1
-			:: else ->
-				i = 0;
-				do
-				:: i < NW && ring[i] > 0 -> last = 1; break
-				:: i < NW && ring[i] == 0 -> i++
-				:: i == NW -> break
-				od;
-				i = 0
-			fi
-#endif
+		:: else -> found_more()
+#elif defined(FOUND_MORE_OWN)
+		:: own -> found_more()
 		:: else -> last = 1
+#else
+		:: true -> found_more()
+#endif
 		fi;
 		if
 		:: last -> last = 0; runtime_notify_parked()
