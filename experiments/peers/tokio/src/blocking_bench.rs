@@ -25,7 +25,7 @@ use std::time::Instant;
 use tokio::runtime::{self, Runtime};
 
 mod bench_args;
-use bench_args::{median, parse_args, Program};
+use bench_args::{median, parse_args, Cli, Program};
 
 /// name, default ops, from, one latency sample per op
 const BENCHES: &[(&str, usize, &str, bool)] = &[
@@ -92,13 +92,12 @@ fn quantile(sorted: &[u64], q: f64) -> u64 {
 
 fn main() {
     let names: Vec<&str> = BENCHES.iter().map(|b| b.0).collect();
-    let opts = parse_args(&Program {
+    let cli = Cli {
         name: "blocking-bench-tokio",
         usage: "usage: blocking-bench-tokio [--workers N] [--iters K] [--warmup W] [--ops N] \
                 [--bench NAME|all|A,B] [--list]\n  defaults: --workers 2 --iters 15 --warmup 3 --bench all",
-        benches: &names,
-        workers: 2,
-    });
+    };
+    let opts = parse_args(&Program::new(cli, &names, 2));
     let mut builder = runtime::Builder::new_multi_thread();
     builder.worker_threads(opts.workers);
     let rt = builder.build().unwrap_or_else(|e| {

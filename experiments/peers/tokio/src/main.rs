@@ -10,7 +10,6 @@
 //!                          [--bench NAME|all|NAME,NAME..] [--backend none|epoll]
 //! Prints one JSON line per bench.
 
-use std::process::exit;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{mpsc, Arc};
@@ -18,6 +17,9 @@ use std::time::Instant;
 
 use tokio::runtime::{self, Runtime};
 use tokio::sync::oneshot;
+
+mod bench_args;
+use bench_args::{median, parse_args_with, Cli, Dialect, Extra, Opts, Program};
 
 const NUM_SPAWN: usize = 10_000; // spawn_many_*, spawn_await
 const NUM_YIELD: usize = 1_000; // yield_many: yields per task
@@ -37,92 +39,24 @@ const ALL: &[&str] = &[
 /// Extra benches, only run when named explicitly (see README).
 const EXTRA: &[&str] = &["spawn_many_local_task", "spawn_await_task"];
 
-struct Opts {
-    workers: usize,
-    iters: usize,
-    warmup: usize,
-    benches: Vec<String>,
-    backend: String,
-}
+/// --backend none|epoll, sched-bench-tokio's own option.
+struct Backend(String);
 
-fn usage(code: i32) -> ! {
-    eprintln!(
-        "usage: sched-bench-tokio [--workers N] [--iters K] [--warmup W] \
-         [--bench NAME|all] [--backend none|epoll]\n  benches: {} (all), {} (extra)\n  \
-         defaults: --workers 2 --iters 15 --warmup 3 --bench all --backend none",
-        ALL.join(" "),
-        EXTRA.join(" ")
-    );
-    exit(code)
-}
+impl Extra for Backend {
+    fn set(&mut self, key: &str, val: &str) -> bool {
+        if key != "--backend" {
+            return false;
+        }
+        self.0 = val.to_string();
+        true
+    }
 
-fn parse_args() -> Opts {
-    let mut o = Opts {
-        workers: 2,
-        iters: 15,
-        warmup: 3,
-        benches: Vec::new(),
-        backend: "none".to_string(),
-    };
-    let mut bench = "all".to_string();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "-h" || a == "--help" {
-            usage(0);
-        }
-        let (key, val) = match a.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => {
-                i += 1;
-                match args.get(i) {
-                    Some(v) => (a.clone(), v.clone()),
-                    None => {
-                        eprintln!("sched-bench-tokio: missing value for {}", a);
-                        usage(2)
-                    }
-                }
-            }
-        };
-        let num = |v: &str| -> usize {
-            v.parse().unwrap_or_else(|_| {
-                eprintln!("sched-bench-tokio: bad number for {}: {}", key, v);
-                usage(2)
-            })
-        };
-        match key.as_str() {
-            "--workers" => o.workers = num(&val),
-            "--iters" => o.iters = num(&val),
-            "--warmup" => o.warmup = num(&val),
-            "--bench" => bench = val,
-            "--backend" => o.backend = val,
-            _ => {
-                eprintln!("sched-bench-tokio: unknown option {}", key);
-                usage(2)
-            }
-        }
-        i += 1;
-    }
-    if o.workers == 0 || o.iters == 0 {
-        eprintln!("sched-bench-tokio: --workers and --iters must be >= 1");
-        usage(2);
-    }
-    if o.backend != "none" && o.backend != "epoll" {
-        eprintln!("sched-bench-tokio: --backend must be none or epoll");
-        usage(2);
-    }
-    for b in bench.split(',') {
-        if b == "all" {
-            o.benches.extend(ALL.iter().map(|s| s.to_string()));
-        } else if ALL.contains(&b) || EXTRA.contains(&b) {
-            o.benches.push(b.to_string());
-        } else {
-            eprintln!("sched-bench-tokio: unknown bench {}", b);
-            usage(2);
+    fn check(&self) -> Result<(), String> {
+        match self.0.as_str() {
+            "none" | "epoll" => Ok(()),
+            _ => Err("--backend must be none or epoll".to_string()),
         }
     }
-    o
 }
 
 /// One runtime per process, reused by every bench and iteration.
@@ -348,21 +282,29 @@ fn measure(opts: &Opts, f: &mut dyn FnMut()) -> Vec<u64> {
     samples
 }
 
-fn median(sorted: &[u64]) -> u64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2
-    }
-}
-
 fn main() {
-    let opts = parse_args();
-    let rt = rt(opts.workers, &opts.backend);
+    let usage = format!(
+        "usage: sched-bench-tokio [--workers N] [--iters K] [--warmup W] \
+         [--bench NAME|all] [--backend none|epoll]\n  benches: {} (all), {} (extra)\n  \
+         defaults: --workers 2 --iters 15 --warmup 3 --bench all --backend none",
+        ALL.join(" "),
+        EXTRA.join(" ")
+    );
+    let names = [ALL, EXTRA].concat();
+    let program = Program {
+        cli: Cli { name: "sched-bench-tokio", usage: &usage },
+        dialect: Dialect::Sched,
+        benches: &names,
+        named_only: EXTRA,
+        workers: 2,
+    };
+    let mut backend = Backend("none".to_string());
+    let opts = parse_args_with(&program, &mut backend);
+    let backend = backend.0;
+    let rt = rt(opts.workers, &backend);
 
-    for name in &opts.benches {
-        let (ops, mut samples) = match name.as_str() {
+    for name in opts.benches.iter().map(|&i| names[i]) {
+        let (ops, mut samples) = match name {
             "spawn_many_local" => (NUM_SPAWN, measure(&opts, &mut spawn_many_local(&rt))),
             "spawn_many_local_task" => {
                 (NUM_SPAWN, measure(&opts, &mut spawn_many_local_task(&rt)))
@@ -382,7 +324,7 @@ fn main() {
              \"ops\":{},\"iters\":{},\"median_ns\":{},\"min_ns\":{},\"ns_per_op\":{:.2}}}",
             name,
             opts.workers,
-            opts.backend,
+            backend,
             ops,
             opts.iters,
             med,

@@ -27,7 +27,7 @@ use std::time::Instant;
 use tokio::runtime::{self, Runtime};
 
 mod bench_args;
-use bench_args::{median, parse_args, Opts, Program};
+use bench_args::{median, parse_args, Cli, Opts, Program};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::sync::{Barrier, Mutex, Notify, OnceCell, RwLock, Semaphore};
 
@@ -460,13 +460,12 @@ fn run_one(name: &str, o: &Opts, rt: Option<&Runtime>, ops: usize) -> (Vec<u64>,
 
 fn main() {
     let names: Vec<&str> = BENCHES.iter().map(|b| b.0).collect();
-    let opts = parse_args(&Program {
+    let cli = Cli {
         name: "sync-bench-tokio",
         usage: "usage: sync-bench-tokio [--workers N] [--iters K] [--warmup W] [--ops N] \
                 [--bench NAME|all|A,B] [--list]\n  defaults: --workers 4 --iters 15 --warmup 3 --bench all",
-        benches: &names,
-        workers: 4,
-    });
+    };
+    let opts = parse_args(&Program::new(cli, &names, 4));
     let mut rt: Option<Runtime> = None;
 
     for &b in &opts.benches {

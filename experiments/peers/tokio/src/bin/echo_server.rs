@@ -24,13 +24,9 @@ use tokio::runtime;
 
 const BUF: usize = 16384;
 
-fn usage(code: i32) -> ! {
-    eprintln!(
-        "usage: echo-server-tokio [--workers N] [--listen ADDR]\n  \
-         defaults: --workers 2 --listen 127.0.0.1:0"
-    );
-    exit(code)
-}
+#[path = "../bench_args.rs"]
+mod bench_args;
+use bench_args::Cli;
 
 fn bad(opt: &str, val: &str, expected: &str) -> ! {
     eprintln!("echo-server-tokio: {opt} {val}: expected {expected}");
@@ -38,52 +34,39 @@ fn bad(opt: &str, val: &str, expected: &str) -> ! {
 }
 
 fn parse_args() -> (usize, SocketAddr) {
+    let cli = Cli {
+        name: "echo-server-tokio",
+        usage: "usage: echo-server-tokio [--workers N] [--listen ADDR]\n  \
+                defaults: --workers 2 --listen 127.0.0.1:0",
+    };
     let mut workers = 2;
     let mut listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a == "-h" || a == "--help" {
-            usage(0);
-        }
-        let (key, val) = match a.split_once('=') {
-            Some((k, v)) => (k.to_string(), v.to_string()),
-            None => {
-                i += 1;
-                match args.get(i) {
-                    Some(v) => (a.clone(), v.clone()),
-                    None if a == "--workers" || a == "--listen" => {
-                        eprintln!("echo-server-tokio: {a} needs a value");
-                        exit(2)
-                    }
-                    None => {
-                        eprintln!("echo-server-tokio: unknown option {a}");
-                        usage(2)
-                    }
-                }
+    cli.options(None, |key, val| {
+        let val = match (key, val) {
+            (_, Some(val)) => val,
+            ("--workers" | "--listen", None) => {
+                eprintln!("echo-server-tokio: {key} needs a value");
+                exit(2)
             }
+            (_, None) => return false,
         };
-        match key.as_str() {
+        match key {
             "--workers" => {
                 workers = match val.parse::<usize>() {
                     Ok(n) if (1..=1024).contains(&n) => n,
-                    _ => bad("--workers", &val, "a number from 1 to 1024"),
+                    _ => bad("--workers", val, "a number from 1 to 1024"),
                 }
             }
             "--listen" => {
                 listen = match val.parse() {
                     Ok(a) => a,
-                    Err(_) => bad("--listen", &val, "IP:PORT"),
+                    Err(_) => bad("--listen", val, "IP:PORT"),
                 }
             }
-            _ => {
-                eprintln!("echo-server-tokio: unknown option {key}");
-                usage(2)
-            }
+            _ => return false,
         }
-        i += 1;
-    }
+        true
+    });
     (workers, listen)
 }
 
