@@ -20,6 +20,7 @@ void idle_init(struct blitz_idle *idle, unsigned workers)
 /* At most half the workers search (rounded up for one worker). */
 bool idle_try_become_searcher(struct blitz_idle *idle)
 {
+	/* seq_cst, as everything here; a first guess that the CAS confirms. */
 	uint32_t n = atomic_load(&idle->num_searching);
 
 	do {
@@ -29,7 +30,10 @@ bool idle_try_become_searcher(struct blitz_idle *idle)
 	return true;
 }
 
-/* Leave the searching state; true if the caller was the last searcher. */
+/*
+ * Leave the searching state; true if the caller was the last searcher.
+ * seq_cst: see the top.
+ */
 bool idle_transition_from_searching(struct blitz_idle *idle)
 {
 	return atomic_fetch_sub(&idle->num_searching, 1) == 1;
@@ -38,6 +42,7 @@ bool idle_transition_from_searching(struct blitz_idle *idle)
 /*
  * idle_set_parked - worker @w goes to sleep.  Returns true if it was the
  * last searcher (the caller must then look at every queue; it does anyway).
+ * seq_cst: the parker's half of idle.h, before its final look at the queues.
  */
 bool idle_set_parked(struct blitz_idle *idle, unsigned w, bool was_searching)
 {
@@ -54,6 +59,7 @@ bool idle_set_parked(struct blitz_idle *idle, unsigned w, bool was_searching)
  * idle_unset_parked - worker @w is awake.  True if it took its own bit back
  * (timeout, or it found work before sleeping); false if a waker had claimed
  * it (the waker cleared the bit, fixed num_parked and made it a searcher).
+ * seq_cst, as everything here; the fetch_and decides against a claim.
  */
 bool idle_unset_parked(struct blitz_idle *idle, unsigned w)
 {
@@ -67,6 +73,7 @@ bool idle_unset_parked(struct blitz_idle *idle, unsigned w)
 
 bool idle_is_parked(struct blitz_idle *idle, unsigned w)
 {
+	/* seq_cst, as everything here; the answer is a snapshot. */
 	return atomic_load(&idle->parked[w / 64]) & (1ull << (w % 64));
 }
 
@@ -84,11 +91,16 @@ int idle_claim_parked(struct blitz_idle *idle)
 {
 	uint32_t zero = 0;
 
+	/*
+	 * seq_cst: the producer's half of idle.h, after runtime_notify_parked's
+	 * fence: a parker's increment shows here, or its final check sees the task.
+	 */
 	if (atomic_load(&idle->num_parked) == 0)
 		return -1;
 	if (!atomic_compare_exchange_strong(&idle->num_searching, &zero, 1))
 		return -1;
 	for (uint32_t i = 0; i < idle->words; i++) {
+		/* seq_cst, as everything here; a first guess that the CAS confirms. */
 		uint64_t word = atomic_load(&idle->parked[i]);
 
 		while (word) {
@@ -100,12 +112,13 @@ int idle_claim_parked(struct blitz_idle *idle)
 			}
 		}
 	}
-	/* Nobody to wake after all: give the searcher slot back. */
+	/* Nobody to wake after all: give the searcher slot back (seq_cst: see the top). */
 	if (atomic_fetch_sub(&idle->num_searching, 1) == 1)
 		return IDLE_CLAIM_LAST_GAVE_BACK;
 	return -1;
 }
 
+/* idle_release_searcher - give a searcher slot back (seq_cst: see the top). */
 void idle_release_searcher(struct blitz_idle *idle)
 {
 	atomic_fetch_sub(&idle->num_searching, 1);

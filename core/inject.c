@@ -32,7 +32,7 @@ void inject_push_batch(struct blitz_inject *q, struct blitz_task *first,
 	else
 		q->head = first;
 	q->tail = last;
-	/* seq_cst: see the file comment. */
+	/* seq_cst: see the file comment (the load is ours: len changes under the lock). */
 	atomic_store(&q->len, atomic_load_explicit(&q->len, memory_order_relaxed) + n);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -56,6 +56,10 @@ size_t inject_pop_batch(struct blitz_inject *q, struct blitz_task **out, size_t 
 	}
 	if (!q->head)
 		q->tail = NULL;
+	/*
+	 * Relaxed: under the lock; only pushes take part in the idle protocol
+	 * (a stale, larger len only makes a reader look for nothing).
+	 */
 	atomic_store_explicit(&q->len,
 			      atomic_load_explicit(&q->len, memory_order_relaxed) - n,
 			      memory_order_relaxed);

@@ -111,6 +111,10 @@ enum queue_push_result queue_push(struct blitz_queue *q, struct blitz_task *t,
 
 struct blitz_task *queue_pop(struct blitz_queue *q)
 {
+	/*
+	 * Acquire: only a first guess for the CAS below (relaxed would do: the
+	 * owner pops slots it wrote itself).
+	 */
 	uint64_t head = atomic_load_explicit(&q->head, memory_order_acquire);
 
 	for (;;) {
@@ -140,6 +144,10 @@ struct blitz_task *queue_pop(struct blitz_queue *q)
 static uint32_t steal_claim(struct blitz_queue *src, uint32_t max,
 			    uint32_t *first, int *fail)
 {
+	/*
+	 * Acquire: pairs with the release of the head CAS that wrote it (the
+	 * owner's queue_pop, a thief's), so the tail loaded below is not older.
+	 */
 	uint64_t head = atomic_load_explicit(&src->head, memory_order_acquire);
 
 	for (;;) {
@@ -161,6 +169,7 @@ static uint32_t steal_claim(struct blitz_queue *src, uint32_t max,
 		n -= n / 2;		/* half, rounded up */
 		if (n > max)
 			n = max;
+		/* acq_rel, as every head CAS (see the top); tail's acquire covers the slots. */
 		if (atomic_compare_exchange_weak_explicit(&src->head, &head,
 							  queue_pack(steal, real + n),
 							  memory_order_acq_rel,
@@ -178,6 +187,7 @@ static uint32_t steal_claim(struct blitz_queue *src, uint32_t max,
  */
 static void steal_release(struct blitz_queue *src)
 {
+	/* Acquire: only a first guess; the acq_rel CAS below hands the slots back. */
 	uint64_t head = atomic_load_explicit(&src->head, memory_order_acquire);
 
 	for (;;) {
@@ -203,6 +213,10 @@ struct blitz_task *queue_steal_into(struct blitz_queue *src, struct blitz_queue 
 {
 	/* Relaxed: dst is the caller's own ring. */
 	uint32_t dst_tail = atomic_load_explicit(&dst->tail, memory_order_relaxed);
+	/*
+	 * Acquire: pairs with a thief's steal_release on our ring (as in
+	 * queue_push), so the slots it copied out are free to overwrite.
+	 */
 	uint64_t dst_head = atomic_load_explicit(&dst->head, memory_order_acquire);
 	uint32_t first, n;
 

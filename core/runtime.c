@@ -103,6 +103,7 @@ void runtime_start(struct blitz_runtime *rt)
 	if (atomic_load_explicit(&rt->started, memory_order_acquire))
 		return;
 	pthread_mutex_lock(&rt->start_lock);
+	/* Relaxed: under start_lock, as the store below. */
 	if (!atomic_load_explicit(&rt->started, memory_order_relaxed)) {
 		sigset_t old;
 
@@ -116,6 +117,7 @@ void runtime_start(struct blitz_runtime *rt)
 			}
 		}
 		runtime_restore_signals(&old);
+		/* Release: pairs with the acquires above and in blitz_runtime_free. */
 		atomic_store_explicit(&rt->started, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&rt->start_lock);
@@ -225,6 +227,11 @@ static int wait_outside(struct blitz_task *t, bool help)
 		for (;;) {
 			if (task_lifecycle(s) == TASK_COMPLETE)
 				break;
+			/*
+			 * acq_rel, as task_cas: the release publishes join_waker to
+			 * task_finish's CAS; a COMPLETE seen on failure comes with
+			 * the task's result.
+			 */
 			if (atomic_compare_exchange_weak_explicit(&t->state, &s, s | TASK_JOIN_WAKER,
 								  memory_order_acq_rel,
 								  memory_order_acquire)) {
@@ -233,6 +240,7 @@ static int wait_outside(struct blitz_task *t, bool help)
 			}
 		}
 	}
+	/* Acquire: pairs with thread_wake's release store: the final state is visible. */
 	while (registered ? !atomic_load_explicit(&tw.woken, memory_order_acquire)
 			  : task_lifecycle(task_state_load(t)) != TASK_COMPLETE) {
 		struct blitz_task *other = help ? inject_pop(&t->rt->inject) : NULL;
@@ -283,6 +291,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	owned_close(&rt->owned);		/* no new tasks from here on */
 	/* Release: pairs with the workers' acquire load of the flag. */
 	atomic_store_explicit(&rt->shutdown, true, memory_order_release);
+	/* Acquire: pairs with runtime_start's release: the thread handles are written. */
 	if (atomic_load_explicit(&rt->started, memory_order_acquire)) {
 		for (unsigned i = 0; i < rt->num_workers; i++)
 			worker_unpark(&rt->workers[i]);
@@ -335,6 +344,7 @@ void blitz_stats(const struct blitz_runtime *rt, struct blitz_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->num_workers = rt->num_workers;
+	/* Relaxed: a statistic (a snapshot). */
 	out->total_spawned = atomic_load_explicit(&((struct blitz_runtime *)rt)->external_spawned,
 						  memory_order_relaxed);
 	for (unsigned i = 0; i < rt->num_workers; i++) {

@@ -26,6 +26,7 @@ static inline void spin_lock(struct spinlock *l)
 
 	/* Acquire: the critical section sees the previous holder's writes. */
 	while (atomic_exchange_explicit(&l->locked, true, memory_order_acquire)) {
+		/* Relaxed: only waits for the holder's release; the exchange acquires. */
 		while (atomic_load_explicit(&l->locked, memory_order_relaxed)) {
 			if (++spins < 64)
 				__builtin_ia32_pause();

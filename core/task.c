@@ -33,6 +33,11 @@ uint64_t task_state_load(const struct blitz_task *t)
 	return atomic_load_explicit(&((struct blitz_task *)t)->state, memory_order_acquire);
 }
 
+/*
+ * task_cas - acq_rel on success (see "Memory ordering" above); acquire on
+ * failure, since callers act on the state they read (a COMPLETE comes with
+ * the task's result).
+ */
 static bool task_cas(struct blitz_task *t, uint64_t *old, uint64_t new)
 {
 	return atomic_compare_exchange_weak_explicit(&t->state, old, new,
@@ -43,6 +48,7 @@ static bool task_cas(struct blitz_task *t, uint64_t *old, uint64_t new)
 /* SCHEDULED -> RUNNING, clearing NOTIFIED.  Returns the state before. */
 uint64_t task_transition_to_running(struct blitz_task *t)
 {
+	/* Relaxed: a first guess; task_cas confirms it. */
 	uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
 
 	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED)) | TASK_RUNNING))
@@ -57,6 +63,7 @@ uint64_t task_transition_to_running(struct blitz_task *t)
  */
 enum task_after_poll task_transition_after_poll(struct blitz_task *t, int yielded)
 {
+	/* Relaxed: a first guess; task_cas confirms it. */
 	uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
 	uint64_t next;
 	enum task_after_poll r;
@@ -78,6 +85,7 @@ enum task_after_poll task_transition_after_poll(struct blitz_task *t, int yielde
  */
 int task_transition_to_scheduled(struct blitz_task *t)
 {
+	/* Relaxed: a first guess; task_cas confirms it. */
 	uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
 
 	for (;;) {
@@ -132,6 +140,7 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	if (t->vtable->drop)
 		t->vtable->drop(task_user(t));
 	owned_remove(&t->rt->owned, t);
+	/* Relaxed: a first guess; task_cas confirms it. */
 	s = atomic_load_explicit(&t->state, memory_order_relaxed);
 	/*
 	 * CANCELLED in the final state says how the task ended: a cancel that
@@ -217,6 +226,7 @@ void blitz_shield_enter(struct blitz_cx *cx)
 
 void blitz_shield_exit(struct blitz_cx *cx)
 {
+	/* Relaxed: as in blitz_shield_enter. */
 	atomic_fetch_sub_explicit(&cx->task->state, TASK_SHIELD_ONE, memory_order_relaxed);
 	/* A deferred cancellation takes effect when poll returns pending. */
 }
@@ -452,6 +462,7 @@ void blitz_task_release(struct blitz_task *t)
 			}
 		}
 	}
+	/* Relaxed: nothing reads TASK_DETACHED; task_ref_dec publishes our last use. */
 	atomic_fetch_or_explicit(&t->state, TASK_DETACHED, memory_order_relaxed);
 	task_ref_dec(t);
 }

@@ -242,6 +242,7 @@ bool timer_wheel_insert(struct timer_wheel *w, struct blitz_timer_entry *e)
  */
 bool timer_wheel_cancel(struct timer_wheel *w, struct blitz_timer_entry *e)
 {
+	/* Relaxed: under the wheel owner's lock, which every state change holds. */
 	if (atomic_load_explicit(TIMER_ENTRY_STATE(e), memory_order_relaxed) != TIMER_REGISTERED)
 		return false;
 	list_del(e);
@@ -535,6 +536,7 @@ void runtime_timers_free(struct blitz_runtime *rt)
 
 	spin_lock(&rt->timer_lock);
 	all = take_all(&rt->timers, &n);
+	/* Relaxed: under the lock; no worker is left to read it. */
 	atomic_store_explicit(&rt->timer_next, UINT64_MAX, memory_order_relaxed);
 	spin_unlock(&rt->timer_lock);
 	for (size_t i = 0; i < n; i++)
@@ -556,6 +558,7 @@ bool runtime_timer_start(struct blitz_runtime *rt, struct blitz_timer_entry *e)
 	spin_lock(&rt->timer_lock);
 	ok = timer_wheel_insert(&rt->timers, e);
 	if (ok) {
+		/* Relaxed: under timer_lock, which every store of timer_next holds. */
 		uint64_t next = atomic_load_explicit(&rt->timer_next, memory_order_relaxed);
 
 		/* seq_cst, and always a store: the inserter's half of the Dekker above. */
@@ -566,6 +569,7 @@ bool runtime_timer_start(struct blitz_runtime *rt, struct blitz_timer_entry *e)
 		return false;
 	/* seq_cst: ordered after our store to timer_next. */
 	if (due < atomic_load(&rt->timer_wake_at)) {
+		/* Relaxed: a statistic. */
 		atomic_fetch_add_explicit(&rt->timer_unparks, 1, memory_order_relaxed);
 		worker_unpark(&rt->workers[0]);	/* futex or I/O driver sleep */
 	}

@@ -77,6 +77,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	park_init(&w->park);
 	atomic_init(&w->woken_by, -1);
 	memset(&w->stats, 0, sizeof(w->stats));
+	/* Relaxed: statistics (one writer, see stat_inc). */
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, w->global_interval, memory_order_relaxed);
 }
@@ -95,6 +96,7 @@ static bool should_notify_others(struct blitz_worker *w)
 {
 	if (w->searching)
 		return false;
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
 	return (atomic_load_explicit(&w->lifo, memory_order_relaxed) != NULL) +
 	       queue_len(&w->queue) > 1;
 }
@@ -245,6 +247,7 @@ static struct blitz_task *lifo_take(struct blitz_worker *w)
 		lifo_flush(w, LIFO_FLUSH_CAP);
 		return NULL;
 	}
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
 	t = atomic_load_explicit(&w->lifo, memory_order_relaxed);
 	if (!t)
 		return NULL;
@@ -289,6 +292,7 @@ static void end_searching(struct blitz_worker *w, int source)
 	w->searching = false;
 	bool last = idle_transition_from_searching(&w->rt->idle);
 
+	/* Relaxed: a snapshot for the probe. */
 	BLITZ_SEARCHING_END((int)w->index, atomic_load_explicit(&w->rt->idle.num_searching,
 								memory_order_relaxed), source >= 0);
 	if (last && source >= 0 && found_more(w))
@@ -307,6 +311,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 		if (!idle_try_become_searcher(&rt->idle))
 			return NULL;
 		w->searching = true;
+		/* Relaxed: a snapshot for the probe. */
 		BLITZ_SEARCHING_START((int)w->index,
 				      atomic_load_explicit(&rt->idle.num_searching,
 							   memory_order_relaxed));
@@ -455,6 +460,7 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
 			interval = BLITZ_MAX_GLOBAL_INTERVAL;
 	}
 	w->global_interval = (uint32_t)interval;
+	/* Relaxed: statistics for worker_read_stats (one writer). */
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
 	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
@@ -489,9 +495,17 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 		atomic_store(&rt->io_parker, (int)w->index);
 		if (atomic_load(&w->park.futex) == PARK_PARKED)
 			*completions = io->backend->reap(io, timeout_ns);
+		/*
+		 * seq_cst as above, though any order would do: an unparker
+		 * that still sees us only wakes the driver for nothing.
+		 */
 		atomic_store(&rt->io_parker, -1);
 	}
 	pthread_mutex_unlock(&io->reap_lock);
+	/*
+	 * seq_cst (acq_rel would do, as in park_wait): consume a notification
+	 * and see what the waker wrote before it.
+	 */
 	*notified = atomic_exchange(&w->park.futex, PARK_UNPARKED) == PARK_NOTIFIED;
 	return true;
 }
@@ -577,7 +591,11 @@ static void worker_park(struct blitz_worker *w)
 	 */
 	if (w->index == 0)
 		timeout = runtime_timer_park_timeout(rt, BLITZ_PARK_TIMEOUT_NS);
-	/* Final check, after our bit is visible (the parker's half of idle.h). */
+	/*
+	 * Final check, after our bit is visible (the parker's half of idle.h).
+	 * shutdown: seq_cst, though a miss costs nothing: blitz_runtime_free()
+	 * unparks every worker after its store, and the park state keeps it.
+	 */
 	if (atomic_load(&rt->shutdown) || timeout == 0) {
 		if (!idle_unset_parked(idle, w->index))
 			w->searching = true;	/* claimed meanwhile: we search */
@@ -601,6 +619,7 @@ static void worker_park(struct blitz_worker *w)
 	slept_from = BLITZ_UNPARK_ENABLED() ? clock_now_ns() : 0;
 	worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
+		/* Only the probe's reason: any order would do. */
 		if (atomic_load(&rt->shutdown))
 			reason = UNPARK_SHUTDOWN;
 		else
@@ -610,6 +629,10 @@ static void worker_park(struct blitz_worker *w)
 		w->searching = true;
 		reason = UNPARK_NOTIFIED;
 	}
+	/*
+	 * Relaxed: for the probe; park_unpark's exchange published woken_by (a
+	 * timeout that raced the claim may show an older value).
+	 */
 	BLITZ_UNPARK((int)w->index, reason,
 		     reason == UNPARK_NOTIFIED ? atomic_load_explicit(&w->woken_by,
 								      memory_order_relaxed) : -2,
@@ -617,6 +640,7 @@ static void worker_park(struct blitz_worker *w)
 out:
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
 		runtime_timer_unparked(rt);
+	/* Relaxed: owner-only flag (see worker_schedule_local). */
 	atomic_store_explicit(&w->transitioning_to_park, false, memory_order_relaxed);
 }
 
@@ -635,7 +659,10 @@ static void worker_tick(struct blitz_worker *w)
 	/* --- timers (core/timer.c): worker 0 drives the wheel. --- */
 	if (w->index == 0)
 		runtime_poll_timers(w->rt);
-	/* I/O: any worker may reap completions, without waiting (try-lock). */
+	/*
+	 * I/O: any worker may reap completions, without waiting (try-lock).
+	 * Relaxed: a hint; a stale zero leaves them to the next tick.
+	 */
 	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0)
 		io_driver_reap(&w->rt->io, 0);
 	while (w->budget > 0) {
@@ -683,6 +710,7 @@ void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *
 {
 	const struct worker_stats *s = &w->stats;
 
+	/* Relaxed: statistics, each a snapshot (one writer each, see stat_inc). */
 #define RD(f) o->f = atomic_load_explicit(&s->f, memory_order_relaxed)
 	RD(polls); RD(steals); RD(stolen); RD(steal_fails); RD(parks);
 	RD(lifo_hits); RD(global_batches); RD(global_tasks); RD(overflows);
