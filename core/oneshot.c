@@ -43,6 +43,7 @@ void blitz_oneshot_init(struct blitz_oneshot *ch)
 /* finish - move to @to (VALUE_SENT or CLOSED); -EPIPE if already finished. */
 static int finish(struct blitz_oneshot *ch, uint32_t to)
 {
+	/* Acquire (relaxed would do): a first guess; each CAS acquires what it needs. */
 	uint32_t s = atomic_load_explicit(STATE(ch), memory_order_acquire);
 
 	for (;;) {
@@ -73,6 +74,7 @@ static int finish(struct blitz_oneshot *ch, uint32_t to)
 
 int blitz_oneshot_send(struct blitz_oneshot *ch, uint64_t value)
 {
+	/* Acquire (relaxed would do): an early -EPIPE; finish() decides with a CAS. */
 	uint32_t s = atomic_load_explicit(STATE(ch), memory_order_acquire);
 
 	if (s == ONESHOT_CLOSED || s == ONESHOT_VALUE_SENT || s == ONESHOT_SENDING)
@@ -94,13 +96,20 @@ static bool take_back(struct blitz_oneshot *ch)
 {
 	uint32_t s = ONESHOT_RECEIVER_WAITING;
 
+	/*
+	 * acq_rel (relaxed would do: RECEIVER_WAITING is only ever our own
+	 * store): a success beats finish()'s claim, so the waker is ours again.
+	 */
 	if (atomic_compare_exchange_strong_explicit(STATE(ch), &s, ONESHOT_EMPTY,
 						    memory_order_acq_rel,
 						    memory_order_acquire)) {
 		blitz_waker_drop(&ch->waker);
 		return true;
 	}
-	/* SENDING is brief (a copy and a store): wait it out. */
+	/*
+	 * SENDING is brief (a copy and a store): wait it out.  Acquire: pairs
+	 * with finish()'s release store, after which the sender leaves ch alone.
+	 */
 	while (atomic_load_explicit(STATE(ch), memory_order_acquire) == ONESHOT_SENDING)
 		sched_yield();
 	return false;
@@ -138,6 +147,7 @@ enum blitz_poll blitz_oneshot_recv_poll(struct blitz_oneshot *ch, struct blitz_c
 	uint32_t s;
 
 	for (;;) {
+		/* Acquire: pairs with finish()'s release (store or CAS): see the value. */
 		s = atomic_load_explicit(STATE(ch), memory_order_acquire);
 		if (s == ONESHOT_SENDING) {
 			sched_yield();

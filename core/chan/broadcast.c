@@ -104,6 +104,7 @@ static void send_lock(struct blitz_broadcast *bc)
 
 	/* Acquire: we see the previous sender's tail and slot writes. */
 	while (atomic_exchange_explicit(WL_U32(&bc->send_lock), 1, memory_order_acquire))
+		/* Relaxed: only waits for the holder's release; the exchange acquires. */
 		while (atomic_load_explicit(WL_U32(&bc->send_lock), memory_order_relaxed))
 			chan_pause(&spins);
 }

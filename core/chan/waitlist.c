@@ -31,6 +31,7 @@ static void cwl_lock(struct blitz_chan_waitlist *wl)
 
 	/* Acquire: the critical section sees the previous holder's list writes. */
 	while (atomic_exchange_explicit(WL_U32(&wl->lock), 1, memory_order_acquire))
+		/* Relaxed: only waits for the holder's release; the exchange acquires. */
 		while (atomic_load_explicit(WL_U32(&wl->lock), memory_order_relaxed))
 			chan_pause(&spins);
 }
@@ -308,6 +309,7 @@ void blitz_chan_waitlist_stats(struct blitz_chan_waitlist *wl, struct blitz_chan
 	st->waits = wl->waits;
 	st->wakes = wl->wakes;
 	st->cancels = wl->cancels;
+	/* Relaxed: under the lock, which every write of len holds. */
 	st->queued = atomic_load_explicit(WL_U32(&wl->len), memory_order_relaxed);
 	cwl_unlock(wl);
 }

@@ -82,6 +82,7 @@ static uint64_t write_lock(struct blitz_watch *wt)
 	for (;;) {
 		if (v & 1) {
 			chan_pause(&spins);
+			/* Relaxed: a guess, as above. */
 			v = atomic_load_explicit(VERSION(wt), memory_order_relaxed);
 			continue;
 		}

@@ -24,6 +24,7 @@ static inline void words_store(_Atomic uint64_t *dst, const void *src, size_t si
 {
 	const unsigned char *s = src;
 
+	/* Relaxed: the seqlock's fences give the ordering (see the top). */
 	for (; size >= 8; size -= 8, s += 8, dst++) {
 		uint64_t v;
 
@@ -42,6 +43,7 @@ static inline void words_load(void *dst, _Atomic uint64_t *src, size_t size)
 {
 	unsigned char *d = dst;
 
+	/* Relaxed: the seqlock's fences give the ordering (see the top). */
 	for (; size >= 8; size -= 8, d += 8, src++) {
 		uint64_t v = atomic_load_explicit(src, memory_order_relaxed);
 

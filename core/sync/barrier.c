@@ -44,6 +44,7 @@ uint32_t blitz_barrier_queued(const struct blitz_barrier *b)
 static void lead(struct blitz_barrier *b)
 {
 	struct wake_batch wb;
+	/* Relaxed: under the lock, which every store of the generation holds. */
 	uint32_t gen = atomic_load_explicit(GEN(b), memory_order_relaxed);
 
 	batch_init(&wb, b);
@@ -90,6 +91,7 @@ enum blitz_poll blitz_barrier_wait_poll(struct blitz_barrier *b, struct blitz_wa
 		*leader = true;
 		return BLITZ_READY;
 	}
+	/* Relaxed: under the lock, as in lead(). */
 	w->asked = atomic_load_explicit(GEN(b), memory_order_relaxed);
 	w->want = 0;
 	wq_enqueue(&b->q, w, cx, since);
@@ -122,7 +124,8 @@ void blitz_barrier_waiter_cancel(struct blitz_barrier *b, struct blitz_waiter *w
 		 * Still queued: its generation is the current one (a leader
 		 * grants the older ones under the lock before it moves on...
 		 * unless it dropped the lock to wake a full batch, hence the
-		 * check): withdraw the arrival.
+		 * check): withdraw the arrival.  Relaxed: under the lock, as
+		 * in lead().
 		 */
 		if (w->asked == atomic_load_explicit(GEN(b), memory_order_relaxed))
 			b->arrived--;

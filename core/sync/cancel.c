@@ -5,10 +5,10 @@
  *
  * A token's lock (its queue's) guards its waiter queue, its list of
  * children, and each child's pin count.  cancelled goes 0 -> 1 once, under
- * the lock, so a waiter that looks under the lock either sees it or is
- * queued before it and granted by the canceller; likewise a child being
- * registered sees it (and starts cancelled) or is on the list the
- * canceller walks.
+ * the lock (a child of a cancelled parent: before anyone knows it), so a
+ * waiter that looks under the lock either sees it or is queued before it
+ * and granted by the canceller; likewise a child being registered sees it
+ * (and starts cancelled) or is on the list the canceller walks.
  *
  * Walking the children without holding the parent's lock while cancelling
  * one (which wakes, and wakes are never called under a lock): the parent
@@ -58,6 +58,10 @@ void blitz_cancel_token_init_child(struct blitz_cancel_token *t,
 {
 	token_init(t);
 	wq_lock(&parent->q);
+	/*
+	 * Relaxed: cancelled is set under its token's lock, which we hold, or
+	 * before anyone knew the token (init_child's early return).
+	 */
 	if (atomic_load_explicit(CANCELLED(parent), memory_order_relaxed)) {
 		wq_unlock(&parent->q);
 		/* Nobody else knows t yet: relaxed would do; as in cancel. */
@@ -111,6 +115,7 @@ void blitz_cancel_token_cancel(struct blitz_cancel_token *t)
 
 	batch_init(&b, t);
 	wq_lock(&t->q);
+	/* Relaxed: as in init_child (set under this lock, or before t was known). */
 	if (atomic_load_explicit(CANCELLED(t), memory_order_relaxed)) {
 		wq_unlock(&t->q);
 		return;		/* cancelled already (it did or does the rest) */

@@ -32,8 +32,9 @@ bool blitz_notify_try_notified(struct blitz_notify *n)
 	uint32_t one = 1;
 
 	/*
-	 * Acquire on success: pairs with notify_locked's release store, so the
-	 * notified task sees what the notifier wrote before notifying.
+	 * Relaxed load: a cheap first look; the CAS decides.  Acquire on
+	 * success: pairs with notify_locked's release store, so the notified
+	 * task sees what the notifier wrote before notifying.
 	 */
 	return atomic_load_explicit(PERMIT(n), memory_order_relaxed) == 1 &&
 	       atomic_compare_exchange_strong_explicit(PERMIT(n), &one, 0,

@@ -59,6 +59,7 @@ uint32_t blitz_semaphore_queued(const struct blitz_semaphore *s)
 
 bool blitz_semaphore_try_acquire(struct blitz_semaphore *s, uint32_t n)
 {
+	/* Relaxed: a guess; the CAS decides. */
 	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
 
 	do {
@@ -85,6 +86,7 @@ bool blitz_semaphore_try_acquire(struct blitz_semaphore *s, uint32_t n)
  */
 static uint32_t take_available(struct blitz_semaphore *s, uint32_t n)
 {
+	/* Relaxed: under the lock WAITERS is exact (W); the count is a guess the CAS checks. */
 	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
 	uint32_t take, next;
 
@@ -119,6 +121,7 @@ static uint32_t add_checked(uint32_t cur, uint32_t n)
  */
 static void add_available(struct blitz_semaphore *s, uint32_t n)
 {
+	/* Relaxed: as in take_available (WAITERS exact, the count a guess). */
 	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
 	uint32_t next;
 

@@ -41,6 +41,7 @@ void wq_remove(struct blitz_waitq *q, struct blitz_waiter *w)
 	else
 		q->tail = w->prev;
 	w->next = w->prev = NULL;
+	/* Relaxed: as in wq_enqueue. */
 	atomic_store_explicit(WQLEN(q), wq_len(q) - 1, memory_order_relaxed);
 }
 
