@@ -116,6 +116,7 @@ void io_driver_shutdown(struct blitz_io *io)
 	if (!io->backend)
 		return;
 	io->backend->cancel_all(io);
+	/* seq_cst, though any order would do: the workers are joined, we reap. */
 	for (int i = 0; i < 100 && atomic_load(&io->in_flight) > 0; i++)
 		io->backend->reap(io, 10000000);
 	if (atomic_load(&io->in_flight) > 0)
@@ -406,12 +407,13 @@ bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_wake
 	r = io->backend->submit(io, op, &done);
 	if (!done)
 		return false;
-	/* Finished without waiting: no wake needed. */
+	/* Finished without waiting: no wake needed.  Relaxed: the count again. */
 	atomic_fetch_sub_explicit(&io->in_flight, 1, memory_order_relaxed);
 	op->result = r;
 	BLITZ_IO_COMPLETE(io->backend->kind, op->opcode, r,
 			  BLITZ_IO_COMPLETE_ENABLED() && op->submit_ns ? clock_now_ns() - op->submit_ns : 0,
 			  (uint64_t)(uintptr_t)op);
+	/* Relaxed: no completer ever saw the op; only its own task reads it. */
 	atomic_store_explicit(&op->state, IO_OP_DONE, memory_order_relaxed);
 	blitz_waker_drop(&op->waker);
 	return true;

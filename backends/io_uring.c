@@ -369,7 +369,8 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 	 * Not submitted yet: the worker hands everything its tick prepared to
 	 * the kernel in one io_uring_enter at the end of the tick
 	 * (io_driver_flush); a thread that is not a worker flushes at once
-	 * (blitz_io_poll), and a reaper flushes before it waits.
+	 * (blitz_io_poll), and a reaper flushes before it waits.  Relaxed:
+	 * under sq_lock; read without it only as a hint (uring_flush).
 	 */
 	atomic_store_explicit(&p->unsubmitted, true, memory_order_relaxed);
 	pthread_mutex_unlock(&p->sq_lock);
@@ -476,6 +477,8 @@ static int uring_reap_own(struct blitz_io *io)
 	 * CQ overflow): run it now only if the CQ gave nothing; else the
 	 * tasks just woken submit, and the enter at the end of this tick
 	 * (flush) runs it; if they do not, the next tick's reap does.
+	 * READ_ONCE is a relaxed load: a flag seen late is seen by a later
+	 * reap, and a park enters the ring anyway.
 	 */
 	if (!n && (IO_URING_READ_ONCE(*r->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW))) {
 		own_enter(r);
@@ -641,9 +644,11 @@ static void uring_flush(struct blitz_io *io)
 		if (r->unsubmitted)
 			own_enter(r);
 	}
+	/* Relaxed: a hint (see above). */
 	if (!atomic_load_explicit(&p->unsubmitted, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&p->sq_lock);
+	/* Relaxed: under sq_lock now, which every store of the flag holds. */
 	if (atomic_load_explicit(&p->unsubmitted, memory_order_relaxed)) {
 		/* The kernel refused the whole batch (EINTR, EBUSY): retry later. */
 		atomic_store_explicit(&p->unsubmitted, io_uring_submit(&p->ring) < 0,

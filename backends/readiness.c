@@ -21,6 +21,7 @@ int readiness_init(struct readiness *r)
 void readiness_deinit(struct readiness *r)
 {
 	for (unsigned i = 0; i < FD_CHUNKS; i++)
+		/* Relaxed: at deinit no other thread uses the table. */
 		free(atomic_load_explicit(&r->chunks[i], memory_order_relaxed));
 	close(r->wake_fd);
 }
@@ -37,6 +38,7 @@ struct fd_entry *readiness_entry(struct readiness *r, int fd)
 	chunk = atomic_load_explicit(&r->chunks[c], memory_order_acquire);
 	if (!chunk) {
 		spin_lock(&r->table_lock);
+		/* Relaxed: under table_lock, which every store of a chunk holds. */
 		chunk = atomic_load_explicit(&r->chunks[c], memory_order_relaxed);
 		if (!chunk) {
 			chunk = calloc(FD_CHUNK, sizeof(*chunk));
@@ -45,6 +47,7 @@ struct fd_entry *readiness_entry(struct readiness *r, int fd)
 					spin_init(&chunk[i].lock);
 					chunk[i].fd = (int)(c * FD_CHUNK + i);
 				}
+				/* Release: a lock-free reader's acquire sees the entries set up. */
 				atomic_store_explicit(&r->chunks[c], chunk, memory_order_release);
 			}
 		}
@@ -220,6 +223,7 @@ void readiness_drain_wake(struct readiness *r)
 void readiness_cancel_all(struct blitz_io *io, struct readiness *r)
 {
 	for (unsigned c = 0; c < FD_CHUNKS; c++) {
+		/* Acquire: pairs with the release in readiness_entry(). */
 		struct fd_entry *chunk = atomic_load_explicit(&r->chunks[c], memory_order_acquire);
 
 		for (unsigned i = 0; chunk && i < FD_CHUNK; i++) {

@@ -32,6 +32,7 @@ void blitz_io_cancel(struct blitz_io_op *op)
 {
 	struct blitz_io *io = op->driver;
 
+	/* Acquire: as in blitz_io_poll (io_complete's release); DONE needs no cancel. */
 	if (io && atomic_load_explicit(&op->state, memory_order_acquire) == IO_OP_PENDING)
 		io->backend->cancel(io, op);
 }
