@@ -71,12 +71,6 @@ bool idle_unset_parked(struct blitz_idle *idle, unsigned w)
 	return true;
 }
 
-bool idle_is_parked(struct blitz_idle *idle, unsigned w)
-{
-	/* seq_cst, as everything here; the answer is a snapshot. */
-	return atomic_load(&idle->parked[w / 64]) & (1ull << (w % 64));
-}
-
 /*
  * idle_claim_parked - pick a sleeping worker to wake: become its searcher
  * slot (num_searching 0 -> 1, so that concurrent producers wake one worker,
@@ -116,10 +110,4 @@ int idle_claim_parked(struct blitz_idle *idle)
 	if (atomic_fetch_sub(&idle->num_searching, 1) == 1)
 		return IDLE_CLAIM_LAST_GAVE_BACK;
 	return -1;
-}
-
-/* idle_release_searcher - give a searcher slot back (seq_cst: see the top). */
-void idle_release_searcher(struct blitz_idle *idle)
-{
-	atomic_fetch_sub(&idle->num_searching, 1);
 }

@@ -45,8 +45,6 @@ bool idle_unset_parked(struct blitz_idle *idle, unsigned w);
 /* idle_claim_parked's "gave its reserved searcher slot back, and was the last". */
 #define IDLE_CLAIM_LAST_GAVE_BACK (-2)
 int idle_claim_parked(struct blitz_idle *idle);
-void idle_release_searcher(struct blitz_idle *idle);
-bool idle_is_parked(struct blitz_idle *idle, unsigned w);
 
 static inline uint32_t idle_searching(struct blitz_idle *idle)
 {
