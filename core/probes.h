@@ -62,4 +62,12 @@ enum blitz_unpark_reason {
 	UNPARK_IO = 3,		/* slept in the I/O driver, woken by completions */
 };
 
+/* unpark's waker argument, besides a worker index. */
+enum blitz_unpark_waker {
+	WAKER_OUTSIDE = -1,	/* a thread that is not a worker */
+	WAKER_NONE = -2,	/* not notified: timeout, shutdown, I/O */
+	WAKER_UNKNOWN = -3,	/* claimed as its sleep ended by itself: the
+				   notifier had not yet said who it was */
+};
+
 #endif

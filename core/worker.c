@@ -561,11 +561,36 @@ void worker_unpark(struct blitz_worker *w)
 		rt->io.backend->wake(&rt->io);
 }
 
+/*
+ * unpark_waker - who woke @w, for the unpark probe: the notifier's index
+ * (or WAKER_OUTSIDE) if the sleep consumed its notification (@notified);
+ * WAKER_UNKNOWN if a notifier claimed @w as its sleep ended by itself (a
+ * timeout): that notifier stores woken_by after its claim, so the value
+ * there may still be an older waker's; WAKER_NONE if nobody claimed it.
+ */
+static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
+{
+	if (reason != UNPARK_NOTIFIED)
+		return WAKER_NONE;
+	if (!notified)
+		return WAKER_UNKNOWN;
+	/*
+	 * Relaxed: the sleep's acq_rel exchange consumed the notifier's
+	 * NOTIFIED (park_unpark, seq_cst), which it swapped in after storing
+	 * woken_by (runtime_notify_parked): that store is visible here.  (A
+	 * notification left over from an earlier claim that raced a timeout
+	 * may be the one consumed; then this may be that earlier waker: rare,
+	 * and only the probe sees it.)
+	 */
+	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
+}
+
 static void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
 	struct blitz_idle *idle = &rt->idle;
 	int reason, io_completions;
+	bool notified;
 	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from;
 
 	/*
@@ -617,7 +642,7 @@ static void worker_park(struct blitz_worker *w)
 	BLITZ_PARK((int)w->index, timeout);
 	/* The sleep is timed only while a tracer listens to unpark. */
 	slept_from = BLITZ_UNPARK_ENABLED() ? clock_now_ns() : 0;
-	worker_sleep(w, timeout, &io_completions);
+	notified = worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
 		/* Only the probe's reason: any order would do. */
 		if (atomic_load(&rt->shutdown))
@@ -629,13 +654,7 @@ static void worker_park(struct blitz_worker *w)
 		w->searching = true;
 		reason = UNPARK_NOTIFIED;
 	}
-	/*
-	 * Relaxed: for the probe; park_unpark's exchange published woken_by (a
-	 * timeout that raced the claim may show an older value).
-	 */
-	BLITZ_UNPARK((int)w->index, reason,
-		     reason == UNPARK_NOTIFIED ? atomic_load_explicit(&w->woken_by,
-								      memory_order_relaxed) : -2,
+	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified),
 		     slept_from ? clock_now_ns() - slept_from : 0);
 out:
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */

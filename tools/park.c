@@ -51,6 +51,8 @@ static const char *waker_name(int waker, char *buf, size_t len)
 		return "outside (-1)";
 	if (waker == -2)
 		return "none (-2)";
+	if (waker == -3)
+		return "unknown (-3)";
 	snprintf(buf, len, "%d", waker);
 	return buf;
 }
