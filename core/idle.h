@@ -13,9 +13,10 @@
  *   producer:  queue the task;  fence;  if num_searching == 0, wake a sleeper.
  *   parker:    set own bit (and leave searching); then look at every queue
  *              before sleeping; if it finds work, take its bit back.
- *   searcher:  leaving the searching state, the last searcher wakes a sleeper
- *              if it found work; if it found none it parks, and so looks at
- *              every queue after its decrement.
+ *   searcher:  leaving the searching state, the last searcher that found
+ *              work looks at every queue after its decrement (found_more,
+ *              core/worker.c) and wakes a sleeper if work is left; if it
+ *              found none it parks, and so looks at every queue too.
  * Either the producer sees no searcher and a set bit (and wakes that
  * worker), or the parker/last searcher sees the task.
  */

@@ -88,7 +88,8 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 /*
  * should_notify_others - is there more work here than this worker is about
  * to run?  (Tokio's rule: the LIFO task plus the ring hold more than one.)
- * Not while we search: the last searcher notifies when it finds work.
+ * Not while we search: the last searcher notifies if work is left when it
+ * stops (found_more).
  * A single task is left for this worker: waking a sleeper for it costs a
  * futex round trip and usually loses the race anyway.
  */
@@ -266,6 +267,13 @@ static struct blitz_task *lifo_take(struct blitz_worker *w)
  * Look at our slot, every ring and the global queue: what we found
  * ourselves (our I/O completions reaped at the start of the tick, the
  * one task a pool thread or a timer woke) says nothing about the rest.
+ * The fence argument covers producers that notify through
+ * runtime_notify_parked.  A push to a worker's own ring is checked with
+ * relaxed loads (runtime_notify_parked_local): its tail store may still
+ * be in the pusher's store buffer when we look, and then nobody wakes a
+ * sleeper for it; the pusher runs it itself, so that costs parallelism,
+ * bounded by the park timeout, as documented there (tests/model: the
+ * store buffer is not modelled).
  * Waking a worker for nothing costs it a futex or ring round trip, and on
  * a busy machine it preempts someone.
  */

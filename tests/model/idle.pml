@@ -49,10 +49,10 @@
  *                     fires as soon as everybody sleeps, timeouts left or not
  *   SEARCH_MAX        bound asserted on num_searching; default (NW+1)/2,
  *                     what idle_try_become_searcher's 2*n >= NW test gives
- *   HANG=0            1: one task may run forever (a long poll): its worker
- *                     never comes back.  Then the no-lost-wakeup check
- *                     demands that the others run every queued task except
- *                     one in the hung worker's LIFO slot
+ *   HANG=0            N: N tasks may run forever (a long poll): their
+ *                     workers never come back.  Then the no-lost-wakeup
+ *                     check demands that the others run every queued task
+ *                     except those in the hung workers' LIFO slots
  *
  * The protocol as seeds 000/001 specify it, where core/ differs:
  *   SPEC_END_ANY      the last searcher notifies whenever it finds a task
@@ -94,6 +94,10 @@
  *   BUG_NO_FINAL_CHECK        nobody re-checks the queues before sleeping
  *   BUG_NO_GIVE_BACK          idle_claim_parked keeps its unit when it
  *                             finds no bit (num_searching leaks)
+ *   BUG_FOUND_MORE_NO_RINGS   found_more looks at its slot and the inject
+ *                             queue only
+ *   BUG_FOUND_MORE_NO_OWN_RING  found_more skips its own ring (where a
+ *                             steal leaves the rest of its half)
  * Assertions that the spec variants break (findings, README.md):
  *   CHECK_NO_UNDERFLOW  num_searching never lags the units handed out
  *   CHECK_NUM_PARKED    num_parked never wraps below zero
@@ -179,10 +183,10 @@ byte ext_left = NEXT;
 byte timeouts_left = MAX_TIMEOUTS;
 byte prod_done;              /* producers finished */
 #if HANG
-byte hang_left = 1;
-bool stuck;                  /* the hung worker's LIFO slot holds a task */
+byte hang_left = HANG;
+byte stuck;                  /* tasks left in the hung workers' LIFO slots */
 #define STUCK stuck
-#define NHUNG (1 - hang_left)
+#define NHUNG (HANG - hang_left)
 #else
 #define STUCK 0
 #define NHUNG 0
@@ -377,8 +381,16 @@ inline found_more()
 	:: else ->
 		i = 0;
 		do
+#if defined(BUG_FOUND_MORE_NO_RINGS)
+		:: true -> break        /* the inject queue and our slot only */
+#elif defined(BUG_FOUND_MORE_NO_OWN_RING)
+		:: i < NW && i == me -> i++     /* a steal's rest not counted */
+		:: i < NW && i != me && ring[i] > 0 -> last = 1; break
+		:: i < NW && i != me && ring[i] == 0 -> i++
+#else
 		:: i < NW && ring[i] > 0 -> last = 1; break
 		:: i < NW && ring[i] == 0 -> i++
+#endif
 		:: i == NW -> break
 		od;
 		i = 0
@@ -697,7 +709,7 @@ run_task:
 #if HANG
 	/* the task may run "forever" (a long poll): this worker is gone */
 	if
-	:: d_step { hang_left > 0 -> hang_left--; stuck = lifo };
+	:: d_step { hang_left > 0 -> hang_left--; stuck = stuck + lifo };
 end_hung:	false
 	:: true
 	fi;
