@@ -60,7 +60,7 @@ enum blitz_wake_policy {
 	BLITZ_WAKE_BOUNDED = 1,
 };
 #define BLITZ_WAKE_BACKLOG_NS        50000ull	/* 50 us */
-#define BLITZ_WAKE_BUSY_NS           1000000ull	/* 1 ms */
+#define BLITZ_WAKE_BUSY_NS           300000ull	/* 300 us */
 #define BLITZ_WAKE_LIMIT_US          1000000u	/* the env knobs' cap: 1 s */
 
 /* The I/O backend (BLITZ_BACKEND=io_uring|epoll|poll). */
