@@ -180,10 +180,14 @@ bool runtime_has_work(struct blitz_runtime *rt)
  */
 bool runtime_has_work_behind(struct blitz_runtime *rt)
 {
+	return !inject_is_empty(&rt->inject) || runtime_rings_behind(rt);
+}
+
+/* runtime_rings_behind - a ring whose owner is behind (worker_behind)? */
+bool runtime_rings_behind(struct blitz_runtime *rt)
+{
 	uint64_t now;
 
-	if (!inject_is_empty(&rt->inject))
-		return true;
 	now = clock_now_ns();
 	for (unsigned i = 0; i < rt->num_workers; i++)
 		if (worker_behind(&rt->workers[i], now))

@@ -655,6 +655,37 @@ static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
 	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
 }
 
+/*
+ * lower_awake - is a worker numbered below @w awake (not parking)?
+ * seq_cst: see the store in worker_park.
+ */
+static bool lower_awake(struct blitz_worker *w)
+{
+	for (unsigned i = 0; i < w->index; i++)
+		if (atomic_load(&w->rt->workers[i].awake_since) != 0)
+			return true;
+	return false;
+}
+
+/*
+ * bounded_final_check - BLITZ_WAKE=bounded's final check: a ring whose
+ * owner is behind, or the global queue -- unless this tick left the
+ * global queue to the lower workers (defer_global) and one of them is
+ * still awake: it takes that work at its next global check or its own
+ * final check, instead of us notifying ourselves in a loop until it does.
+ * If it runs a long poll meanwhile, our park timeout finds it awake
+ * longer than the busy bound and we take the work then.
+ */
+static bool bounded_final_check(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	/* The global queue first (seq_cst, inject_len): see lower_awake. */
+	if (!inject_is_empty(&rt->inject) && !(w->defer_global && lower_awake(w)))
+		return true;
+	return runtime_rings_behind(rt);
+}
+
 static void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
@@ -673,6 +704,16 @@ static void worker_park(struct blitz_worker *w)
 	if (!queue_is_empty(&w->queue) || w->batch_head != w->batch_len)
 		goto out;
 
+	/*
+	 * bounded: no longer awake for worker_behind and lower_awake before
+	 * our final check.  seq_cst: against lower_awake's load in a higher
+	 * worker's final check, which follows its seq_cst load of the global
+	 * queue's length: either it sees us awake and we (later in the total
+	 * order) see its global task in our own final check, or it sees us
+	 * parking and notifies.
+	 */
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		atomic_store(&w->awake_since, 0);
 	idle_set_parked(idle, w->index, w->searching);
 	if (w->searching) {
 		w->searching = false;
@@ -705,7 +746,7 @@ static void worker_park(struct blitz_worker *w)
 	 * a long poll until a park timeout (model finding 1, RECHECK_NOTIFY in
 	 * tests/model/idle.pml; Tokio does the same).
 	 */
-	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED ? runtime_has_work_behind(rt) : runtime_has_work(rt))
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED ? bounded_final_check(w) : runtime_has_work(rt))
 		runtime_notify_parked(rt, (int)w->index);
 
 	stat_inc(w, parks);
