@@ -23,6 +23,9 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->trace_sample = 1;
 	cfg->max_blocking_threads = CONFIG_MAX_BLOCKING_THREADS;
 	cfg->blocking_idle_ms = BLITZ_BLOCKING_IDLE_MS;
+	cfg->wake = BLITZ_WAKE_EAGER;
+	cfg->wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
+	cfg->wake_busy_ns = BLITZ_WAKE_BUSY_NS;
 }
 
 /* parse_uint - a whole decimal number in [lo, hi], nothing else. */
@@ -38,6 +41,24 @@ static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigne
 	if (errno || *end || v < lo || v > hi)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+/* env_us - @name, if set, as microseconds (1 .. 1 s) into *@ns; -1 with @err filled if bad. */
+static int env_us(const char *name, const char *what, unsigned long long *ns,
+		  char *err, size_t errlen)
+{
+	const char *v = getenv(name);
+	unsigned us;
+
+	if (!v)
+		return 0;
+	if (parse_uint(v, 1, BLITZ_WAKE_LIMIT_US, &us)) {
+		snprintf(err, errlen, "%s=%s: expected %s in microseconds from 1 to %u",
+			 name, v, what, BLITZ_WAKE_LIMIT_US);
+		return -1;
+	}
+	*ns = us * 1000ull;
 	return 0;
 }
 
@@ -105,6 +126,19 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 			 v, BLITZ_BLOCKING_IDLE_MS_LIMIT);
 		return -EINVAL;
 	}
+	if ((v = getenv("BLITZ_WAKE"))) {
+		if (!strcmp(v, "eager"))
+			c.wake = BLITZ_WAKE_EAGER;
+		else if (!strcmp(v, "bounded"))
+			c.wake = BLITZ_WAKE_BOUNDED;
+		else {
+			snprintf(err, errlen, "BLITZ_WAKE=%s: expected 'eager' or 'bounded'", v);
+			return -EINVAL;
+		}
+	}
+	if (env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", &c.wake_backlog_ns, err, errlen) ||
+	    env_us("BLITZ_WAKE_BUSY_US", "a time awake", &c.wake_busy_ns, err, errlen))
+		return -EINVAL;
 	if ((v = getenv("BLITZ_BACKEND"))) {
 		if (!strcmp(v, "io_uring"))
 			c.backend = BLITZ_BACKEND_IO_URING;
@@ -152,6 +186,10 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 	if (cfg->blocking_idle_ms > BLITZ_BLOCKING_IDLE_MS_LIMIT) {
 		snprintf(err, errlen, "blocking_idle_ms=%u: 0 (default %u) or 1 to %u",
 			 cfg->blocking_idle_ms, BLITZ_BLOCKING_IDLE_MS, BLITZ_BLOCKING_IDLE_MS_LIMIT);
+		return -EINVAL;
+	}
+	if (cfg->wake != BLITZ_WAKE_EAGER && cfg->wake != BLITZ_WAKE_BOUNDED) {
+		snprintf(err, errlen, "wake=%d: BLITZ_WAKE_EAGER or BLITZ_WAKE_BOUNDED", cfg->wake);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "clock.h"
 #include "probes.h"
 #include "runtime.h"
 #include "task.h"
@@ -63,6 +64,10 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (c.wake_backlog_ns == 0)
+		c.wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
+	if (c.wake_busy_ns == 0)
+		c.wake_busy_ns = BLITZ_WAKE_BUSY_NS;
 	rt = aligned_alloc(CACHE_LINE, (sizeof(*rt) + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1));
 	if (!rt)
 		return NULL;
@@ -164,6 +169,28 @@ bool runtime_has_work(struct blitz_runtime *rt)
 		return true;
 	for (unsigned i = 0; i < rt->num_workers; i++)
 		if (!queue_is_empty(&rt->workers[i].queue))
+			return true;
+	return false;
+}
+
+/*
+ * runtime_has_work_behind - BLITZ_WAKE=bounded's runtime_has_work: the
+ * global queue, or a ring whose owner is behind (worker_behind); a ring
+ * whose owner keeps up is left to it.
+ */
+bool runtime_has_work_behind(struct blitz_runtime *rt)
+{
+	return !inject_is_empty(&rt->inject) || runtime_rings_behind(rt);
+}
+
+/* runtime_rings_behind - a ring whose owner is behind (worker_behind)? */
+bool runtime_rings_behind(struct blitz_runtime *rt)
+{
+	uint64_t now;
+
+	now = clock_now_ns();
+	for (unsigned i = 0; i < rt->num_workers; i++)
+		if (worker_behind(&rt->workers[i], now))
 			return true;
 	return false;
 }

@@ -62,6 +62,8 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	atomic_init(&w->lifo, NULL);
 	atomic_init(&w->transitioning_to_park, false);
 	w->searching = false;
+	w->draining = false;
+	w->defer_global = false;
 	w->index = index;
 	w->rt = rt;
 	w->tick = 0;
@@ -69,6 +71,8 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->lifo_polls = 0;
 	w->polls_since_global = 0;
 	w->ewma_poll_ns = 50000;	/* the seeds' default: interval 20 */
+	w->tick_start = 0;
+	atomic_init(&w->awake_since, 0);
 	w->global_interval = rt->cfg.global_interval ? rt->cfg.global_interval
 		: (uint32_t)(BLITZ_TARGET_GLOBAL_LATENCY_NS / w->ewma_poll_ns);
 	w->rng[0] = splitmix64(&seed);
@@ -92,17 +96,68 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
  * stops (found_more).
  * A single task is left for this worker: waking a sleeper for it costs a
  * futex round trip and usually loses the race anyway.
+ *
+ * BLITZ_WAKE=bounded asks more before it wakes a sleeper: the backlog
+ * (tasks x EWMA poll time) must reach wake_backlog_ns, or this worker must
+ * have been awake without parking for wake_busy_ns (CPU-bound work still
+ * spreads), or the ring overflowed (@overflowed).  Otherwise this worker
+ * is keeping up: with a ring per worker, a woken worker would take half
+ * the connections into its own ring, and on a machine with fewer cores
+ * than runnable threads they then wait whenever it is preempted (docs/io.md,
+ * "Where the 2-worker p99 comes from").  What a skipped wake can cost is
+ * the same as for any local push (runtime_notify_parked_local): parallelism
+ * until the owner parks or a sleeper's 10 ms timeout, never a task.
  */
-static bool should_notify_others(struct blitz_worker *w)
+static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 {
+	size_t n;
+	const struct blitz_config *cfg = &w->rt->cfg;
+	uint64_t since;
+
 	if (w->searching)
 		return false;
 	/* Relaxed: owner-only slot (see worker_schedule_local). */
-	return (atomic_load_explicit(&w->lifo, memory_order_relaxed) != NULL) +
-	       queue_len(&w->queue) > 1;
+	n = (atomic_load_explicit(&w->lifo, memory_order_relaxed) != NULL) +
+	    queue_len(&w->queue);
+	if (n <= 1)
+		return false;
+	if (cfg->wake == BLITZ_WAKE_EAGER || overflowed)
+		return true;
+	/* Relaxed: only this thread writes awake_since. */
+	since = atomic_load_explicit(&w->awake_since, memory_order_relaxed);
+	return n * w->ewma_poll_ns >= cfg->wake_backlog_ns ||
+	       (since && w->tick_start - since >= cfg->wake_busy_ns);
 }
 
-static inline __attribute__((always_inline)) void
+/*
+ * worker_behind - BLITZ_WAKE=bounded: is @v, seen from another thread at
+ * @now, not keeping up with its own queue?  Its backlog (ring length x its
+ * EWMA poll time) reaches wake_backlog_ns, or it has been awake without
+ * parking for wake_busy_ns.  A hint from relaxed loads: a wrong answer
+ * costs a wake or a steal, or defers one to a later look (a park timeout at
+ * the latest); @v's own tasks are never lost, @v is awake to run them.
+ */
+bool worker_behind(struct blitz_worker *v, uint64_t now)
+{
+	const struct blitz_config *cfg = &v->rt->cfg;
+	uint32_t n = queue_len(&v->queue);
+	uint64_t since;
+
+	if (n == 0)
+		return false;
+	/*
+	 * Relaxed: both are written by @v alone and read here as hints; no
+	 * other data is read through them.
+	 */
+	if (n * atomic_load_explicit(&v->stats.ewma_poll_ns, memory_order_relaxed) >=
+	    cfg->wake_backlog_ns)
+		return true;
+	since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
+	return since && now > since && now - since >= cfg->wake_busy_ns;
+}
+
+/* push_ring_on - returns whether the ring overflowed to the global queue. */
+static inline __attribute__((always_inline)) bool
 push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
@@ -111,7 +166,7 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
 		if (traced)
 			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
 					 queue_len(&w->queue));
-		return;
+		return false;
 	}
 	stat_inc(w, overflows);
 	stat_add(w, overflowed, r == QUEUE_OVERFLOWED ? QUEUE_HALF : 1);
@@ -119,28 +174,28 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
 	if (traced && r == QUEUE_OVERFLOWED)
 		BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
 				 queue_len(&w->queue));
+	return true;
 }
 
-static __attribute__((noinline, cold)) void push_ring_traced(struct blitz_worker *w, struct blitz_task *t)
+static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	push_ring_on(w, t, true);
+	return push_ring_on(w, t, true);
 }
 
 /* push_ring - @t to the back of @w's ring; local_push fires only in the
  * traced copy (the same split as worker_run_task). */
-static inline __attribute__((always_inline)) void push_ring(struct blitz_worker *w, struct blitz_task *t)
+static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
 	if (BLITZ_LOCAL_PUSH_ENABLED())
-		push_ring_traced(w, t);
-	else
-		push_ring_on(w, t, false);
+		return push_ring_traced(w, t);
+	return push_ring_on(w, t, false);
 }
 
 /* worker_local_dest - where worker_schedule_local() will put a task. */
 int worker_local_dest(struct blitz_worker *w, bool yield)
 {
 	/* Relaxed: owner-only flag (see worker_schedule_local). */
-	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed))
+	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed) || w->draining)
 		return DEST_GLOBAL;
 	return yield || !w->rt->cfg.lifo ? DEST_RING : DEST_LIFO;
 }
@@ -155,18 +210,20 @@ int worker_local_dest(struct blitz_worker *w, bool yield)
 void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
 	struct blitz_runtime *rt = w->rt;
+	bool overflowed;
 
 	/*
 	 * Relaxed: transitioning_to_park is written only by this same thread
-	 * (the owner); wakes from other threads never use this path.
+	 * (the owner); wakes from other threads never use this path.  So is
+	 * draining (BLITZ_WAKE=bounded: see worker_tick).
 	 */
-	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed)) {
+	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed) || w->draining) {
 		inject_push(&rt->inject, t);
 		runtime_notify_parked(rt, (int)w->index);
 		return;
 	}
 	if (yield || !rt->cfg.lifo) {
-		push_ring(w, t);
+		overflowed = push_ring(w, t);
 	} else {
 		/* Relaxed: only this thread reads or writes its LIFO slot. */
 		struct blitz_task *prev = atomic_load_explicit(&w->lifo, memory_order_relaxed);
@@ -174,9 +231,9 @@ void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yi
 		atomic_store_explicit(&w->lifo, t, memory_order_relaxed);
 		if (!prev)
 			return;		/* nothing new for others to steal */
-		push_ring(w, prev);
+		overflowed = push_ring(w, prev);
 	}
-	if (should_notify_others(w))
+	if (should_notify_others(w, overflowed))
 		runtime_notify_parked_local(rt, (int)w->index);
 }
 
@@ -202,7 +259,7 @@ static struct blitz_task *global_fetch(struct blitz_worker *w)
 	struct blitz_task *tmp[BLITZ_BATCH_BUFFER + 1];
 
 	w->polls_since_global = 0;
-	if (len == 0)
+	if (len == 0 || w->defer_global)
 		return NULL;
 	n = len / rt->num_workers;
 	if (n < BLITZ_MIN_GLOBAL_BATCH)
@@ -285,6 +342,9 @@ static bool found_more(struct blitz_worker *w)
 	 * (runtime_notify_parked): either they saw us gone or we see them.
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
+	/* bounded: our slot is ours to run; only work a worker is behind on counts. */
+	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		return runtime_has_work_behind(w->rt);
 	/* Relaxed: our own slot. */
 	return atomic_load_explicit(&w->lifo, memory_order_relaxed) || runtime_has_work(w->rt);
 }
@@ -325,6 +385,8 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 							   memory_order_relaxed));
 	}
 	unsigned start = (unsigned)(worker_rand(w) % n);
+	bool bounded = rt->cfg.wake == BLITZ_WAKE_BOUNDED;
+	uint64_t now = bounded ? clock_now_ns() : 0;
 
 	for (unsigned i = 0; i < n; i++) {
 		unsigned v = (start + i) % n;
@@ -333,6 +395,14 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 		struct blitz_task *t;
 
 		if (v == w->index)
+			continue;
+		/*
+		 * bounded: take from a lower-numbered worker only when it is
+		 * behind; from a higher-numbered one always.  Connections drift
+		 * down, a lightly loaded runtime's I/O gathers in worker 0's
+		 * ring, and the others can stay asleep.
+		 */
+		if (bounded && v < w->index && !worker_behind(&rt->workers[v], now))
 			continue;
 		t = queue_steal_into(&rt->workers[v].queue, &w->queue, max, &taken, &fail);
 		if (t) {
@@ -593,6 +663,37 @@ static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
 	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
 }
 
+/*
+ * lower_awake - is a worker numbered below @w awake (not parking)?
+ * seq_cst: see the store in worker_park.
+ */
+static bool lower_awake(struct blitz_worker *w)
+{
+	for (unsigned i = 0; i < w->index; i++)
+		if (atomic_load(&w->rt->workers[i].awake_since) != 0)
+			return true;
+	return false;
+}
+
+/*
+ * bounded_final_check - BLITZ_WAKE=bounded's final check: a ring whose
+ * owner is behind, or the global queue -- unless this tick left the
+ * global queue to the lower workers (defer_global) and one of them is
+ * still awake: it takes that work at its next global check or its own
+ * final check, instead of us notifying ourselves in a loop until it does.
+ * If it runs a long poll meanwhile, our park timeout finds it awake
+ * longer than the busy bound and we take the work then.
+ */
+static bool bounded_final_check(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	/* The global queue first (seq_cst, inject_len): see lower_awake. */
+	if (!inject_is_empty(&rt->inject) && !(w->defer_global && lower_awake(w)))
+		return true;
+	return runtime_rings_behind(rt);
+}
+
 static void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
@@ -611,6 +712,16 @@ static void worker_park(struct blitz_worker *w)
 	if (!queue_is_empty(&w->queue) || w->batch_head != w->batch_len)
 		goto out;
 
+	/*
+	 * bounded: no longer awake for worker_behind and lower_awake before
+	 * our final check.  seq_cst: against lower_awake's load in a higher
+	 * worker's final check, which follows its seq_cst load of the global
+	 * queue's length: either it sees us awake and we (later in the total
+	 * order) see its global task in our own final check, or it sees us
+	 * parking and notifies.
+	 */
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		atomic_store(&w->awake_since, 0);
 	idle_set_parked(idle, w->index, w->searching);
 	if (w->searching) {
 		w->searching = false;
@@ -643,7 +754,7 @@ static void worker_park(struct blitz_worker *w)
 	 * a long poll until a park timeout (model finding 1, RECHECK_NOTIFY in
 	 * tests/model/idle.pml; Tokio does the same).
 	 */
-	if (runtime_has_work(rt))
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED ? bounded_final_check(w) : runtime_has_work(rt))
 		runtime_notify_parked(rt, (int)w->index);
 
 	stat_inc(w, parks);
@@ -665,6 +776,11 @@ static void worker_park(struct blitz_worker *w)
 	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified),
 		     slept_from ? clock_now_ns() - slept_from : 0);
 out:
+	/*
+	 * It ran out of work: keeping up; the busy clock restarts
+	 * (BLITZ_WAKE=bounded).  Relaxed: a hint for worker_behind().
+	 */
+	atomic_store_explicit(&w->awake_since, 0, memory_order_relaxed);
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
 		runtime_timer_unparked(rt);
 	/* Relaxed: owner-only flag (see worker_schedule_local). */
@@ -674,6 +790,28 @@ out:
 /* ---------------------------------------------------------------------- */
 /* The run loop                                                            */
 
+/*
+ * lower_keep_up - BLITZ_WAKE=bounded: are the workers numbered below @w
+ * neither behind (worker_behind) nor awake for wake_busy_ns without
+ * parking (preempted, or running a long poll)?
+ */
+static bool lower_keep_up(struct blitz_worker *w, uint64_t now)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	for (unsigned i = 0; i < w->index; i++) {
+		struct blitz_worker *v = &rt->workers[i];
+		/* Relaxed: a hint, written by @v alone (see worker_behind). */
+		uint64_t since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
+
+		if (since && now > since && now - since >= rt->cfg.wake_busy_ns)
+			return false;
+		if (worker_behind(v, now))
+			return false;
+	}
+	return true;
+}
+
 static void worker_tick(struct blitz_worker *w)
 {
 	uint64_t start = clock_now_ns(), search_ns = 0;
@@ -681,6 +819,17 @@ static void worker_tick(struct blitz_worker *w)
 	int source;
 
 	w->tick++;
+	w->tick_start = start;
+	/*
+	 * bounded: while the workers numbered below us keep up, this tick
+	 * hands our reaped wakes to them and leaves the global queue to them
+	 * (a worker that parks looks at the global queue: runtime_has_work_behind).
+	 */
+	w->defer_global = w->index > 0 && w->rt->cfg.wake == BLITZ_WAKE_BOUNDED &&
+			  lower_keep_up(w, start);
+	/* The first tick since a park (BLITZ_WAKE=bounded); relaxed: a hint for worker_behind(). */
+	if (atomic_load_explicit(&w->awake_since, memory_order_relaxed) == 0)
+		atomic_store_explicit(&w->awake_since, start, memory_order_relaxed);
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
 	/* --- timers (core/timer.c): worker 0 drives the wheel. --- */
@@ -690,8 +839,17 @@ static void worker_tick(struct blitz_worker *w)
 	 * I/O: any worker may reap completions, without waiting (try-lock).
 	 * Relaxed: a hint; a stale zero leaves them to the next tick.
 	 */
-	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0)
+	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0) {
+		/*
+		 * bounded: while the lower-numbered workers keep up, hand the
+		 * tasks our completions wake to them (the global queue; a
+		 * notify wakes the lowest-numbered sleeper), so that their next
+		 * I/O goes into those rings and ours empties.
+		 */
+		w->draining = w->defer_global;
 		io_driver_reap(&w->rt->io, 0);
+		w->draining = false;
+	}
 	while (w->budget > 0) {
 		struct blitz_task *t = find_work(w, &source, &search_ns);
 

@@ -14,6 +14,9 @@
  *   BLITZ_TRACE_SAMPLE=N                task_* probes fire for one task in N (default 1: all)
  *   BLITZ_BLOCKING_THREADS=N            blocking-pool thread cap (default 512)
  *   BLITZ_BLOCKING_IDLE_MS=N            a pool thread idle this long exits (default 10000)
+ *   BLITZ_WAKE=eager|bounded            when a local push wakes a parked worker (below)
+ *   BLITZ_WAKE_BACKLOG_US=N             bounded: the backlog (tasks x EWMA poll time) that wakes one
+ *   BLITZ_WAKE_BUSY_US=N                bounded: time awake without parking after which any backlog does
  */
 #ifndef BLITZ_CONFIG_H
 #define BLITZ_CONFIG_H
@@ -43,6 +46,23 @@ enum blitz_steal_policy {
 	BLITZ_STEAL_ONE  = 1,	/* one task per steal (ablation) */
 };
 
+/*
+ * When a push to a worker's own queue wakes a parked worker
+ * (BLITZ_WAKE=eager|bounded; docs/io.md, "Where the 2-worker p99 comes
+ * from").  eager: whenever the LIFO slot and the ring hold more than one
+ * task (Tokio's rule).  bounded: only when that backlog times the worker's
+ * EWMA poll time reaches wake_backlog_ns, when the worker has been awake
+ * without parking for wake_busy_ns, or when the ring overflowed; otherwise
+ * the worker is keeping up and runs the backlog itself.
+ */
+enum blitz_wake_policy {
+	BLITZ_WAKE_EAGER   = 0,
+	BLITZ_WAKE_BOUNDED = 1,
+};
+#define BLITZ_WAKE_BACKLOG_NS        50000ull	/* 50 us */
+#define BLITZ_WAKE_BUSY_NS           300000ull	/* 300 us */
+#define BLITZ_WAKE_LIMIT_US          1000000u	/* the env knobs' cap: 1 s */
+
 /* The I/O backend (BLITZ_BACKEND=io_uring|epoll|poll). */
 enum blitz_io_backend {
 	BLITZ_BACKEND_AUTO = 0,		/* io_uring, else epoll, else poll */
@@ -61,6 +81,9 @@ struct blitz_config {
 	unsigned trace_sample;		/* task_* probes for 1 task in N (0, 1: all) */
 	unsigned max_blocking_threads;	/* blocking-pool cap; 0: CONFIG_MAX_BLOCKING_THREADS */
 	unsigned blocking_idle_ms;	/* idle pool thread exits after; 0: 10 s */
+	enum blitz_wake_policy wake;	/* EAGER by default */
+	unsigned long long wake_backlog_ns;	/* bounded: backlog that wakes; 0: default */
+	unsigned long long wake_busy_ns;	/* bounded: awake this long, any backlog wakes; 0: default */
 };
 
 /**

@@ -17,6 +17,9 @@ static void clear_env(void)
 	unsetenv("BLITZ_TRACE_SAMPLE");
 	unsetenv("BLITZ_BLOCKING_THREADS");
 	unsetenv("BLITZ_BLOCKING_IDLE_MS");
+	unsetenv("BLITZ_WAKE");
+	unsetenv("BLITZ_WAKE_BACKLOG_US");
+	unsetenv("BLITZ_WAKE_BUSY_US");
 }
 
 START_TEST(defaults_are_the_seeds)
@@ -34,6 +37,9 @@ START_TEST(defaults_are_the_seeds)
 	ck_assert_uint_ge(blitz_max_workers(), 256);
 	ck_assert_uint_eq(c.max_blocking_threads, 512);
 	ck_assert_uint_eq(c.blocking_idle_ms, 10000);
+	ck_assert_int_eq(c.wake, BLITZ_WAKE_EAGER);
+	ck_assert_uint_eq(c.wake_backlog_ns, BLITZ_WAKE_BACKLOG_NS);
+	ck_assert_uint_eq(c.wake_busy_ns, BLITZ_WAKE_BUSY_NS);
 }
 END_TEST
 
@@ -50,6 +56,9 @@ START_TEST(env_values_apply)
 	setenv("BLITZ_BUDGET", "16", 1);
 	setenv("BLITZ_BLOCKING_THREADS", "9", 1);
 	setenv("BLITZ_BLOCKING_IDLE_MS", "250", 1);
+	setenv("BLITZ_WAKE", "bounded", 1);
+	setenv("BLITZ_WAKE_BACKLOG_US", "200", 1);
+	setenv("BLITZ_WAKE_BUSY_US", "3000", 1);
 	blitz_config_default(&c);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.workers, 7);
@@ -59,6 +68,9 @@ START_TEST(env_values_apply)
 	ck_assert_uint_eq(c.budget, 16);
 	ck_assert_uint_eq(c.max_blocking_threads, 9);
 	ck_assert_uint_eq(c.blocking_idle_ms, 250);
+	ck_assert_int_eq(c.wake, BLITZ_WAKE_BOUNDED);
+	ck_assert_uint_eq(c.wake_backlog_ns, 200000);
+	ck_assert_uint_eq(c.wake_busy_ns, 3000000);
 	setenv("BLITZ_GLOBAL_INTERVAL", "adaptive", 1);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.global_interval, 0);
@@ -84,6 +96,9 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_BLOCKING_THREADS", "40000", "thread cap from 1 to" },
 	{ "BLITZ_BLOCKING_IDLE_MS", "0", "in milliseconds" },
 	{ "BLITZ_BLOCKING_IDLE_MS", "10s", "in milliseconds" },
+	{ "BLITZ_WAKE", "lazy", "'eager' or 'bounded'" },
+	{ "BLITZ_WAKE_BACKLOG_US", "0", "backlog in microseconds" },
+	{ "BLITZ_WAKE_BUSY_US", "2000000", "awake in microseconds" },
 };
 
 START_TEST(bad_values_are_rejected_by_name)
