@@ -296,6 +296,28 @@ START_TEST(echo_1000_connections)
 }
 END_TEST
 
+/*
+ * BLITZ_WAKE=bounded: the second worker hands the tasks its completions
+ * wake to the global queue while worker 0 keeps up, and steals from it
+ * only when it is behind; every byte still comes back, on every backend.
+ */
+START_TEST(echo_1000_connections_wake_bounded)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = 2;
+	c.backend = test_backend_kinds[_i];
+	c.wake = BLITZ_WAKE_BOUNDED;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	NEED_BACKEND(rt, _i);
+	echo_workload(rt, scaled(1000), 16384, 11);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 /* io_uring with one ring for all threads (the fallback of the ring per worker). */
 START_TEST(echo_1000_connections_one_shared_ring)
 {
@@ -736,6 +758,7 @@ static Suite *net_suite(void)
 	signal(SIGPIPE, SIG_IGN);
 	tcase_add_loop_test(tc, echo_1000_connections, 0, 3);
 	tcase_add_test(tc, echo_1000_connections_one_shared_ring);
+	tcase_add_loop_test(tc, echo_1000_connections_wake_bounded, 0, 3);
 	tcase_add_loop_test(tc, echo_large_payloads, 0, 3);
 	tcase_add_test(tc, same_results_on_every_backend);
 	suite_add_tcase(s, tc);

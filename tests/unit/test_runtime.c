@@ -13,6 +13,21 @@
 #include <blitz.h>
 #include "suites.h"
 
+/*
+ * The wake policy of new_rt's runtimes: the end-to-end tests below run
+ * once per policy (loop tests, _i), so BLITZ_WAKE=bounded's steal, park
+ * and hand-back paths get the same exactly-once and no-lost-wake checks,
+ * under the sanitizers too.
+ */
+static const enum blitz_wake_policy wake_policies[] = { BLITZ_WAKE_EAGER, BLITZ_WAKE_BOUNDED };
+static enum blitz_wake_policy test_wake = BLITZ_WAKE_EAGER;
+
+/* Every test starts with the default policy (also when Check does not fork). */
+static void eager_by_default(void)
+{
+	test_wake = BLITZ_WAKE_EAGER;
+}
+
 static struct blitz_runtime *new_rt(unsigned workers)
 {
 	struct blitz_config c;
@@ -20,6 +35,7 @@ static struct blitz_runtime *new_rt(unsigned workers)
 
 	blitz_config_default(&c);
 	c.workers = workers;
+	c.wake = test_wake;
 	rt = blitz_runtime_new(&c);
 	ck_assert_ptr_nonnull(rt);
 	return rt;
@@ -66,6 +82,7 @@ static const struct blitz_task_vtable fanout_vt = BLITZ_TASK_VTABLE(fanout_poll,
 
 START_TEST(million_tasks_run_exactly_once)
 {
+	test_wake = wake_policies[_i];
 	long n = scaled(1000000), half = n / 2, chunk = 10000;
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_stats st;
@@ -138,6 +155,7 @@ static enum blitz_poll tree_poll(void *arg, struct blitz_cx *cx)
 
 START_TEST(spawn_tree_joins_inside_tasks)
 {
+	test_wake = wake_policies[_i];
 	struct blitz_runtime *rt = new_rt(2);
 	int depth = test_timeout_scale() > 1 ? 11 : 15;
 	struct tree root = { .depth = depth };
@@ -265,6 +283,7 @@ static const struct blitz_task_vtable spawn_spinners_vt =
 
 START_TEST(shutdown_drops_queued_and_waiting_tasks)
 {
+	test_wake = wake_policies[_i];
 	struct blitz_runtime *rt = new_rt(2);
 	struct spawn_spinners ss = { 5000 };
 	struct sleeper s = { 0 };
@@ -371,6 +390,7 @@ static const struct blitz_task_vtable wake_me_vt = BLITZ_TASK_VTABLE(wake_me_pol
 
 START_TEST(wake_during_poll_is_not_lost)
 {
+	test_wake = wake_policies[_i];
 	struct blitz_runtime *rt = new_rt(2);
 	struct pingpong_wake p = { .target = scaled(100000) };
 	struct wake_me m = { .p = &p };
@@ -554,14 +574,16 @@ static Suite *runtime_suite(void)
 	Suite *s = suite_create("runtime");
 	TCase *tc = TCASE("end-to-end", 120);
 
-	tcase_add_test(tc, million_tasks_run_exactly_once);
-	tcase_add_test(tc, spawn_tree_joins_inside_tasks);
+	tcase_add_checked_fixture(tc, eager_by_default, NULL);
+
+	tcase_add_loop_test(tc, million_tasks_run_exactly_once, 0, 2);
+	tcase_add_loop_test(tc, spawn_tree_joins_inside_tasks, 0, 2);
 	tcase_add_test(tc, join_from_main_helps);
 	tcase_add_test(tc, cancel_idle_task);
 	tcase_add_test(tc, cancel_is_deferred_by_shield);
-	tcase_add_test(tc, shutdown_drops_queued_and_waiting_tasks);
+	tcase_add_loop_test(tc, shutdown_drops_queued_and_waiting_tasks, 0, 2);
 	tcase_add_test(tc, spawn_during_shutdown_fails);
-	tcase_add_test(tc, wake_during_poll_is_not_lost);
+	tcase_add_loop_test(tc, wake_during_poll_is_not_lost, 0, 2);
 	tcase_add_test(tc, many_workers_beyond_64);
 	suite_add_tcase(s, tc);
 
