@@ -35,7 +35,7 @@ need "$tmp/ab/meta.json" "ablation meta.json"
 need "$tmp/ab/raw/bench.jsonl" "ablation raw JSON"
 need "$tmp/ab/summary.md" "ablation summary"
 n=$(wc -l < "$tmp/ab/raw/bench.jsonl")
-[ "$n" -eq 36 ] && echo "ok   36 timed lines (6 benchmarks x 6 variants)" || { echo "FAIL ablation: $n timed lines"; fail=1; }
+[ "$n" -eq 42 ] && echo "ok   42 timed lines (6 benchmarks x 7 variants)" || { echo "FAIL ablation: $n timed lines"; fail=1; }
 # The knobs at work, from the runtime's own counters.
 lifo=$(grep -o 'lifo_hits=[0-9]*' "$tmp/ab/raw/traced-no-lifo.stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}')
 [ "$lifo" -eq 0 ] && echo "ok   ablation no-lifo: 0 LIFO hits" || { echo "FAIL ablation no-lifo: $lifo LIFO hits"; fail=1; }
