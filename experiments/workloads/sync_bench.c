@@ -467,6 +467,7 @@ struct locker {
 	struct blitz_waiter w;
 	long i, n;
 	bool write;		/* rwlock: a writer */
+	uint64_t seen;		/* rwlock: a reader's reads, kept alive in its own state */
 };
 
 static enum blitz_poll mutex_task_poll(void *arg, struct blitz_cx *cx)
@@ -510,7 +511,8 @@ static enum blitz_poll rwlock_task_poll(void *arg, struct blitz_cx *cx)
 			blitz_rwlock_write_unlock(&rwlock);
 		} else {
 			BLITZ_AWAIT(&s->co, blitz_rwlock_read_poll(&rwlock, &s->w, cx));
-			sink = counter;
+			/* Not the shared sink: readers hold the lock together. */
+			s->seen += counter;
 			blitz_rwlock_read_unlock(&rwlock);
 		}
 	}
