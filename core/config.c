@@ -62,10 +62,54 @@ static int env_us(const char *name, const char *what, unsigned long long *ns,
 	return 0;
 }
 
+/* One accepted value of a choice knob and what it sets. */
+struct env_choice {
+	const char *name;
+	int value;
+};
+
+/*
+ * env_choice - @var, if set, must be one of @choices (@n of them): its
+ * value into *@out.  -1 with "VAR=value: expected @expected" in @err if it
+ * is none of them; 0 (and *@out untouched) if unset.
+ */
+static int env_choice(const char *var, const struct env_choice *choices, size_t n,
+		      const char *expected, int *out, char *err, size_t errlen)
+{
+	const char *v = getenv(var);
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(v, choices[i].name)) {
+			*out = choices[i].value;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "%s=%s: expected %s", var, v, expected);
+	return -1;
+}
+
+#define ENV_CHOICE(var, choices, expected, out, err, errlen) \
+	env_choice(var, choices, sizeof(choices) / sizeof((choices)[0]), expected, out, err, errlen)
+
+static const struct env_choice lifo_choices[] = { { "0", false }, { "1", true } };
+static const struct env_choice steal_choices[] = {
+	{ "half", BLITZ_STEAL_HALF }, { "one", BLITZ_STEAL_ONE },
+};
+static const struct env_choice wake_choices[] = {
+	{ "eager", BLITZ_WAKE_EAGER }, { "bounded", BLITZ_WAKE_BOUNDED },
+};
+static const struct env_choice backend_choices[] = {
+	{ "io_uring", BLITZ_BACKEND_IO_URING }, { "epoll", BLITZ_BACKEND_EPOLL },
+	{ "poll", BLITZ_BACKEND_POLL }, { "auto", BLITZ_BACKEND_AUTO },
+};
+
 int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 {
 	struct blitz_config c = *cfg;
 	const char *v;
+	int lifo = c.lifo, steal = c.steal, wake = c.wake, backend = c.backend;
 
 	if ((v = getenv("BLITZ_WORKERS")) &&
 	    parse_uint(v, 1, CONFIG_MAX_WORKERS, &c.workers)) {
@@ -73,16 +117,8 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 			 v, CONFIG_MAX_WORKERS);
 		return -EINVAL;
 	}
-	if ((v = getenv("BLITZ_LIFO"))) {
-		if (!strcmp(v, "0"))
-			c.lifo = false;
-		else if (!strcmp(v, "1"))
-			c.lifo = true;
-		else {
-			snprintf(err, errlen, "BLITZ_LIFO=%s: expected 0 (LIFO slot off) or 1 (on)", v);
-			return -EINVAL;
-		}
-	}
+	if (ENV_CHOICE("BLITZ_LIFO", lifo_choices, "0 (LIFO slot off) or 1 (on)", &lifo, err, errlen))
+		return -EINVAL;
 	if ((v = getenv("BLITZ_GLOBAL_INTERVAL"))) {
 		if (!strcmp(v, "adaptive"))
 			c.global_interval = 0;
@@ -93,16 +129,8 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	}
-	if ((v = getenv("BLITZ_STEAL"))) {
-		if (!strcmp(v, "half"))
-			c.steal = BLITZ_STEAL_HALF;
-		else if (!strcmp(v, "one"))
-			c.steal = BLITZ_STEAL_ONE;
-		else {
-			snprintf(err, errlen, "BLITZ_STEAL=%s: expected 'half' or 'one'", v);
-			return -EINVAL;
-		}
-	}
+	if (ENV_CHOICE("BLITZ_STEAL", steal_choices, "'half' or 'one'", &steal, err, errlen))
+		return -EINVAL;
 	if ((v = getenv("BLITZ_BUDGET")) && parse_uint(v, 1, 1u << 20, &c.budget)) {
 		snprintf(err, errlen, "BLITZ_BUDGET=%s: expected a number of polls per tick from 1 to %u",
 			 v, 1u << 20);
@@ -126,33 +154,18 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 			 v, BLITZ_BLOCKING_IDLE_MS_LIMIT);
 		return -EINVAL;
 	}
-	if ((v = getenv("BLITZ_WAKE"))) {
-		if (!strcmp(v, "eager"))
-			c.wake = BLITZ_WAKE_EAGER;
-		else if (!strcmp(v, "bounded"))
-			c.wake = BLITZ_WAKE_BOUNDED;
-		else {
-			snprintf(err, errlen, "BLITZ_WAKE=%s: expected 'eager' or 'bounded'", v);
-			return -EINVAL;
-		}
-	}
+	if (ENV_CHOICE("BLITZ_WAKE", wake_choices, "'eager' or 'bounded'", &wake, err, errlen))
+		return -EINVAL;
 	if (env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", &c.wake_backlog_ns, err, errlen) ||
 	    env_us("BLITZ_WAKE_BUSY_US", "a time awake", &c.wake_busy_ns, err, errlen))
 		return -EINVAL;
-	if ((v = getenv("BLITZ_BACKEND"))) {
-		if (!strcmp(v, "io_uring"))
-			c.backend = BLITZ_BACKEND_IO_URING;
-		else if (!strcmp(v, "epoll"))
-			c.backend = BLITZ_BACKEND_EPOLL;
-		else if (!strcmp(v, "poll"))
-			c.backend = BLITZ_BACKEND_POLL;
-		else if (!strcmp(v, "auto"))
-			c.backend = BLITZ_BACKEND_AUTO;
-		else {
-			snprintf(err, errlen, "BLITZ_BACKEND=%s: expected io_uring, epoll, poll or auto", v);
-			return -EINVAL;
-		}
-	}
+	if (ENV_CHOICE("BLITZ_BACKEND", backend_choices, "io_uring, epoll, poll or auto",
+		       &backend, err, errlen))
+		return -EINVAL;
+	c.lifo = lifo;
+	c.steal = (enum blitz_steal_policy)steal;
+	c.wake = (enum blitz_wake_policy)wake;
+	c.backend = (enum blitz_io_backend)backend;
 	*cfg = c;
 	return 0;
 }
