@@ -90,6 +90,19 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 /* Scheduling onto this worker                                             */
 
 /*
+ * awake_too_long - BLITZ_WAKE=bounded: has @v been awake without parking
+ * for wake_busy_ns at @now?  Relaxed: awake_since is written by @v alone
+ * (worker_tick, worker_park) and read as a hint; no other data is read
+ * through it.
+ */
+static bool awake_too_long(struct blitz_worker *v, uint64_t now)
+{
+	uint64_t since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
+
+	return since && now > since && now - since >= v->rt->cfg.wake_busy_ns;
+}
+
+/*
  * should_notify_others - is there more work here than this worker is about
  * to run?  (Tokio's rule: the LIFO task plus the ring hold more than one.)
  * Not while we search: the last searcher notifies if work is left when it
@@ -112,7 +125,6 @@ static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 {
 	size_t n;
 	const struct blitz_config *cfg = &w->rt->cfg;
-	uint64_t since;
 
 	if (w->searching)
 		return false;
@@ -123,10 +135,7 @@ static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 		return false;
 	if (cfg->wake == BLITZ_WAKE_EAGER || overflowed)
 		return true;
-	/* Relaxed: only this thread writes awake_since. */
-	since = atomic_load_explicit(&w->awake_since, memory_order_relaxed);
-	return n * w->ewma_poll_ns >= cfg->wake_backlog_ns ||
-	       (since && w->tick_start - since >= cfg->wake_busy_ns);
+	return n * w->ewma_poll_ns >= cfg->wake_backlog_ns || awake_too_long(w, w->tick_start);
 }
 
 /*
@@ -141,19 +150,15 @@ bool worker_behind(struct blitz_worker *v, uint64_t now)
 {
 	const struct blitz_config *cfg = &v->rt->cfg;
 	uint32_t n = queue_len(&v->queue);
-	uint64_t since;
 
 	if (n == 0)
 		return false;
 	/*
-	 * Relaxed: both are written by @v alone and read here as hints; no
-	 * other data is read through them.
+	 * Relaxed: written by @v alone and read here as a hint; no other data
+	 * is read through it.
 	 */
-	if (n * atomic_load_explicit(&v->stats.ewma_poll_ns, memory_order_relaxed) >=
-	    cfg->wake_backlog_ns)
-		return true;
-	since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
-	return since && now > since && now - since >= cfg->wake_busy_ns;
+	return n * atomic_load_explicit(&v->stats.ewma_poll_ns, memory_order_relaxed) >=
+	       cfg->wake_backlog_ns || awake_too_long(v, now);
 }
 
 /* push_ring_on - returns whether the ring overflowed to the global queue. */
@@ -778,9 +783,11 @@ static void worker_park(struct blitz_worker *w)
 out:
 	/*
 	 * It ran out of work: keeping up; the busy clock restarts
-	 * (BLITZ_WAKE=bounded).  Relaxed: a hint for worker_behind().
+	 * (BLITZ_WAKE=bounded; nothing reads it under eager).  Relaxed: a
+	 * hint for worker_behind().
 	 */
-	atomic_store_explicit(&w->awake_since, 0, memory_order_relaxed);
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		atomic_store_explicit(&w->awake_since, 0, memory_order_relaxed);
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
 		runtime_timer_unparked(rt);
 	/* Relaxed: owner-only flag (see worker_schedule_local). */
@@ -801,15 +808,30 @@ static bool lower_keep_up(struct blitz_worker *w, uint64_t now)
 
 	for (unsigned i = 0; i < w->index; i++) {
 		struct blitz_worker *v = &rt->workers[i];
-		/* Relaxed: a hint, written by @v alone (see worker_behind). */
-		uint64_t since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
 
-		if (since && now > since && now - since >= rt->cfg.wake_busy_ns)
-			return false;
-		if (worker_behind(v, now))
+		if (awake_too_long(v, now) || worker_behind(v, now))
 			return false;
 	}
 	return true;
+}
+
+/*
+ * bounded_tick_start - BLITZ_WAKE=bounded's bookkeeping at the start of a
+ * tick (eager reads none of it): the tick's time, the first tick since a
+ * park, and whether this tick defers to the workers numbered below us.
+ */
+static void bounded_tick_start(struct blitz_worker *w, uint64_t start)
+{
+	w->tick_start = start;
+	/*
+	 * While the workers numbered below us keep up, this tick hands our
+	 * reaped wakes to them and leaves the global queue to them (a worker
+	 * that parks looks at the global queue: runtime_has_work_behind).
+	 */
+	w->defer_global = w->index > 0 && lower_keep_up(w, start);
+	/* The first tick since a park; relaxed: a hint for worker_behind(). */
+	if (atomic_load_explicit(&w->awake_since, memory_order_relaxed) == 0)
+		atomic_store_explicit(&w->awake_since, start, memory_order_relaxed);
 }
 
 static void worker_tick(struct blitz_worker *w)
@@ -819,17 +841,8 @@ static void worker_tick(struct blitz_worker *w)
 	int source;
 
 	w->tick++;
-	w->tick_start = start;
-	/*
-	 * bounded: while the workers numbered below us keep up, this tick
-	 * hands our reaped wakes to them and leaves the global queue to them
-	 * (a worker that parks looks at the global queue: runtime_has_work_behind).
-	 */
-	w->defer_global = w->index > 0 && w->rt->cfg.wake == BLITZ_WAKE_BOUNDED &&
-			  lower_keep_up(w, start);
-	/* The first tick since a park (BLITZ_WAKE=bounded); relaxed: a hint for worker_behind(). */
-	if (atomic_load_explicit(&w->awake_since, memory_order_relaxed) == 0)
-		atomic_store_explicit(&w->awake_since, start, memory_order_relaxed);
+	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		bounded_tick_start(w, start);
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
 	/* --- timers (core/timer.c): worker 0 drives the wheel. --- */
