@@ -67,7 +67,7 @@ endif
 OPT       := $(if $(filter y,$(CONFIG_DEBUG)),-O1 -g3,-O2 -g)
 SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 # gcc warns that TSan does not model atomic_thread_fence; blitz's fences
-# order atomic accesses only (the Dekker patterns in core/idle.h, core/timer.c),
+# order atomic accesses only (the Dekker patterns in core/sched/idle.h, core/time/driver.c),
 # which TSan sees through the atomics themselves.
 SANFLAGS  += $(if $(filter thread,$(SANITIZE)),-Wno-tsan)
 ifneq ($(filter-out thread address undefined,$(SANITIZE)),)

@@ -100,7 +100,7 @@ struct uring_priv {
 	struct own_ring *own;		/* one per worker; NULL: the shared ring only */
 };
 
-/* The calling worker's ring (initial-exec: see core/worker.c's TLS). */
+/* The calling worker's ring (initial-exec: see core/sched/worker.c's TLS). */
 static __thread struct own_ring *my_ring __attribute__((tls_model("initial-exec")));
 
 static struct own_ring *own_ring_of(struct blitz_io *io)

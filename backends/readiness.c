@@ -172,7 +172,7 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		/*
 		 * epoll refuses regular files and directories (EPERM): they are
 		 * always ready, so the operation runs now.  The fs module
-		 * (core/fs.c) never comes here: it runs file operations on the
+		 * (core/io/fs.c) never comes here: it runs file operations on the
 		 * blocking pool on these backends.
 		 */
 		return res == -EPERM ? io_perform(op) : res;

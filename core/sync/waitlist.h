@@ -38,7 +38,7 @@
 #include "../clock.h"
 #include "../probes.h"
 #include "../spinlock.h"
-#include "../task.h"
+#include "../sched/task.h"
 
 /* struct blitz_waiter.state */
 enum {

@@ -51,7 +51,7 @@ struct blitz_blocking {
 	blitz_blocking_fn fn;
 	void *arg;
 	int64_t result;			/* fn's return, or -ECANCELED / -ESHUTDOWN / -EAGAIN */
-	_Atomic uint32_t state;		/* enum in core/blocking.c */
+	_Atomic uint32_t state;		/* enum in core/blocking/pool.c */
 	uint32_t outside;		/* a thread waits on state (futex) instead of a waker */
 	struct blitz_waker waker;	/* the awaiting task's, while pending */
 	void *pool;			/* set at submission */

@@ -73,7 +73,7 @@ struct blitz_fs_dir {
 void blitz_fs_dir_free(struct blitz_fs_dir *dir);
 
 struct blitz_fs_op {
-	uint8_t kind;			/* enum in core/fs.c */
+	uint8_t kind;			/* enum in core/io/fs.c */
 	uint8_t via;			/* 0 not started, 1 io_uring, 2 the pool */
 	uint8_t delivered;		/* blitz_fs_poll returned READY */
 	uint8_t failed_step;		/* whole-file helpers: the step that failed */
@@ -90,7 +90,7 @@ struct blitz_fs_op {
 	int64_t result;			/* a descriptor, bytes, 0, or -errno */
 	void *data;			/* read_file: out (malloc'd: free() it) */
 	size_t size;			/* read_file: out; write_file: in */
-	_Atomic uint32_t claim;		/* who frees an output nobody awaits (core/fs.c) */
+	_Atomic uint32_t claim;		/* who frees an output nobody awaits (core/io/fs.c) */
 	struct blitz_io_op io;		/* via io_uring */
 	struct blitz_blocking job;	/* via the pool */
 };

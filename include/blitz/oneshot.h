@@ -3,7 +3,7 @@
  * blitz/oneshot.h - single-value channel with the 4-state machine of the
  * seeds: EMPTY -> VALUE_SENT, EMPTY -> RECEIVER_WAITING -> VALUE_SENT,
  * EMPTY|RECEIVER_WAITING -> CLOSED (and a brief SENDING while the sender
- * takes the receiver's waker; core/oneshot.c).
+ * takes the receiver's waker; core/chan/oneshot.c).
  *
  * The channel is a value the user places (usually in the receiving task's
  * state); no allocation.  One sender, one receiver.  After a successful
@@ -17,7 +17,7 @@
 #include <blitz/task.h>
 
 struct blitz_oneshot {
-	uint32_t state;			/* enum in core/oneshot.c; atomic */
+	uint32_t state;			/* enum in core/chan/oneshot.c; atomic */
 	uint64_t value;
 	struct blitz_waker waker;	/* the receiver's, while RECEIVER_WAITING */
 };

@@ -72,7 +72,7 @@ struct blitz_stream_op {
 	uint8_t is_write;
 	long result;		/* bytes, 0 at end of stream, or -errno */
 	union {
-		struct blitz_xfer x;		/* sockets, pipes (core/pipe.c) */
+		struct blitz_xfer x;		/* sockets, pipes (core/io/pipe.c) */
 		struct blitz_fs_op fs;		/* regular files */
 	};
 };

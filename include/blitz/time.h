@@ -2,7 +2,7 @@
 /*
  * blitz/time.h - the monotonic clock, sleeps, timeouts and intervals.
  *
- * Timers live in the runtime's hierarchical timer wheel (core/timer.c,
+ * Timers live in the runtime's hierarchical timer wheel (core/time/,
  * docs/time.md): 1 ms resolution, driven by worker 0.  A timer never fires
  * before its deadline; it fires at the first wheel advance at or after the
  * deadline rounded up to the next millisecond, so typically less than 1 ms
@@ -49,7 +49,7 @@ uint64_t blitz_now_ns(void);
 
 /*
  * A timer wheel entry (intrusive).  The fields are private to the runtime
- * (core/timer.h documents them); the struct is public only so that it can
+ * (core/time/timer.h documents them); the struct is public only so that it can
  * be embedded.  56 bytes.
  */
 struct blitz_timer_entry {
@@ -64,7 +64,7 @@ struct blitz_timer_entry {
 			void *arg;
 		} cb;				/* kind CALLBACK: fn(arg) on fire */
 	} u;
-	uint32_t state;				/* accessed atomically: core/timer.h */
+	uint32_t state;				/* accessed atomically: core/time/timer.h */
 	uint8_t kind;
 	uint8_t flags;
 	uint8_t level;				/* where it is filed, while registered */

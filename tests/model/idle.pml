@@ -6,16 +6,16 @@
  * several configurations, README.md maps it onto the C code.
  *
  * Names follow the C code:
- *   core/idle.c     num_searching, num_parked, parked_bits (parked[0]);
+ *   core/sched/idle.c     num_searching, num_parked, parked_bits (parked[0]);
  *                   idle_try_become_searcher, idle_transition_from_searching,
  *                   idle_set_parked, idle_unset_parked, idle_claim_parked
- *   core/runtime.c  runtime_notify_parked, runtime_notify_parked_local,
+ *   core/sched/runtime.c  runtime_notify_parked, runtime_notify_parked_local,
  *                   runtime_has_work (the final check)
- *   core/worker.c   find_work (LIFO slot, ring, inject, steal_work, inject),
+ *   core/sched/worker.c   find_work (LIFO slot, ring, inject, steal_work, inject),
  *                   end_searching, worker_schedule_local with
  *                   should_notify_others, worker_park
- *   core/park.c     futex word UNPARKED=0 / PARKED=1 / NOTIFIED=2
- *   core/queue.c    a ring is a task count here; a steal takes ceil(half)
+ *   core/sched/park.c     futex word UNPARKED=0 / PARKED=1 / NOTIFIED=2
+ *   core/sched/queue.c    a ring is a task count here; a steal takes ceil(half)
  *                   in two steps (claim; copy + release); ring.pml checks
  *                   the ring itself
  *

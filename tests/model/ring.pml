@@ -1,5 +1,5 @@
 /*
- * ring.pml -- Promela model of blitz's per-worker ring (core/queue.c):
+ * ring.pml -- Promela model of blitz's per-worker ring (core/sched/queue.c):
  * the Chase-Lev style ring with a packed dual head and the three-phase
  * steal, checked by spin.
  *

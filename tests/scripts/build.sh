@@ -27,9 +27,9 @@ grep -q '#define CONFIG_PROBES 1' "$o/include/generated/autoconf.h" &&
 make O="$o" > "$tmp/again.log" 2>&1
 grep -q '  CC ' "$tmp/again.log" && bad "a second make rebuilt something" || ok "nothing to do the second time"
 
-sleep 1; touch core/queue.h
+sleep 1; touch core/sched/queue.h
 make O="$o" > "$tmp/header.log" 2>&1
-grep -q 'CC      core/queue.o' "$tmp/header.log" && ok "header change rebuilds its users" || bad "core/queue.h change did not rebuild core/queue.o"
+grep -q 'CC      core/queue.o' "$tmp/header.log" && ok "header change rebuilds its users" || bad "core/sched/queue.h change did not rebuild core/queue.o"
 grep -q 'CC      core/config.o' "$tmp/header.log" && bad "header change rebuilt an object that does not include it" || true
 
 make O="$o" W=1 > "$tmp/flags.log" 2>&1 || { cat "$tmp/flags.log"; bad "W=1 build failed"; }
@@ -38,7 +38,7 @@ make O="$o" W=1 -j2 tests > "$tmp/w1tests.log" 2>&1 && ok "W=1: the tests build 
 	{ grep -m5 error "$tmp/w1tests.log"; bad "W=1 tests build failed"; }
 
 make O="$o" V=1 > "$tmp/v1.log" 2>&1
-touch core/idle.c; make O="$o" V=1 > "$tmp/v1.log" 2>&1
+touch core/sched/idle.c; make O="$o" V=1 > "$tmp/v1.log" 2>&1
 grep -q -- '-Wall -Wextra -Werror' "$tmp/v1.log" && ok "V=1 prints full commands with -Wall -Wextra -Werror" || bad "V=1 shows no command"
 
 make defconfig > /dev/null && cmp -s .config configs/defconfig && ok "make defconfig" || bad "defconfig did not write .config"

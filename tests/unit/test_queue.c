@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_queue.c - the per-worker ring (core/queue.c) and the global queue.
+ * test_queue.c - the per-worker ring (core/sched/queue.c) and the global queue.
  */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include "../../core/inject.h"
-#include "../../core/queue.h"
-#include "../../core/task.h"
+#include "../../core/sched/inject.h"
+#include "../../core/sched/queue.h"
+#include "../../core/sched/task.h"
 #include "suites.h"
 
 #define NTASKS 4096

@@ -5,8 +5,8 @@
  */
 #include <stdlib.h>
 #include <blitz.h>
-#include "../../core/runtime.h"
-#include "../../core/task.h"
+#include "../../core/sched/runtime.h"
+#include "../../core/sched/task.h"
 #include "suites.h"
 
 static struct blitz_runtime *rt;

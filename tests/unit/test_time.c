@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <blitz.h>
-#include "../../core/park.h"
-#include "../../core/runtime.h"
-#include "../../core/timer.h"
+#include "../../core/sched/park.h"
+#include "../../core/sched/runtime.h"
+#include "../../core/time/timer.h"
 #include "suites.h"
 
 #define MS BLITZ_NSEC_PER_MSEC

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_timer.c - the timer wheel (core/timer.c) as a data structure, with a
+ * test_timer.c - the timer wheel (core/time/wheel.c) as a data structure, with a
  * fake clock: firing order and the exact firing bound at every level,
  * cancel (also of entries being cascaded and of entries already due),
  * cascading across every level boundary, the overflow list beyond 2^30 ms,
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../core/timer.h"
+#include "../../core/time/timer.h"
 #include "suites.h"
 
 #define MS TIMER_TICK_NS

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/io/io.c - the task side of I/O: submit an operation on its first poll,
+ * report READY once the driver completed it.
+ */
+#include <errno.h>
+#include "../sched/runtime.h"
+#include "../sched/task.h"
+#include "../sched/worker.h"
+
+bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker);
+
+enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)
+{
+	struct blitz_runtime *rt = blitz_cx_runtime(cx);
+	/* Acquire: pairs with io_complete's release store; the result is ready. */
+	uint32_t s = atomic_load_explicit(&op->state, memory_order_acquire);
+
+	if (s == IO_OP_DONE)
+		return BLITZ_READY;
+	if (s == IO_OP_PENDING)
+		return BLITZ_PENDING;	/* our waker is registered */
+	if (io_submit_op(&rt->io, op, blitz_cx_waker(cx)))
+		return BLITZ_READY;
+	/* Workers flush at the end of their tick; anyone else now. */
+	if (!current_worker)
+		io_driver_flush(&rt->io);
+	return BLITZ_PENDING;
+}
+
+void blitz_io_cancel(struct blitz_io_op *op)
+{
+	struct blitz_io *io = op->driver;
+
+	/* Acquire: as in blitz_io_poll (io_complete's release); DONE needs no cancel. */
+	if (io && atomic_load_explicit(&op->state, memory_order_acquire) == IO_OP_PENDING)
+		io->backend->cancel(io, op);
+}
+
+const char *blitz_io_backend_name(const struct blitz_runtime *rt)
+{
+	return rt->io.backend ? rt->io.backend->name : "none";
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/* core/sched/config.c - the runtime configuration and the BLITZ_* policy knobs. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <blitz/config.h>
+
+unsigned blitz_max_workers(void)
+{
+	return CONFIG_MAX_WORKERS;
+}
+
+void blitz_config_default(struct blitz_config *cfg)
+{
+	cfg->workers = 0;
+	cfg->lifo = true;
+	cfg->global_interval = 0;
+	cfg->steal = BLITZ_STEAL_HALF;
+	cfg->budget = BLITZ_BUDGET_PER_TICK;
+	cfg->backend = BLITZ_BACKEND_AUTO;
+	cfg->trace_sample = 1;
+	cfg->max_blocking_threads = CONFIG_MAX_BLOCKING_THREADS;
+	cfg->blocking_idle_ms = BLITZ_BLOCKING_IDLE_MS;
+	cfg->wake = BLITZ_WAKE_EAGER;
+	cfg->wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
+	cfg->wake_busy_ns = BLITZ_WAKE_BUSY_NS;
+}
+
+/* parse_uint - a whole decimal number in [lo, hi], nothing else. */
+static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* env_us - @name, if set, as microseconds (1 .. 1 s) into *@ns; -1 with @err filled if bad. */
+static int env_us(const char *name, const char *what, unsigned long long *ns,
+		  char *err, size_t errlen)
+{
+	const char *v = getenv(name);
+	unsigned us;
+
+	if (!v)
+		return 0;
+	if (parse_uint(v, 1, BLITZ_WAKE_LIMIT_US, &us)) {
+		snprintf(err, errlen, "%s=%s: expected %s in microseconds from 1 to %u",
+			 name, v, what, BLITZ_WAKE_LIMIT_US);
+		return -1;
+	}
+	*ns = us * 1000ull;
+	return 0;
+}
+
+/* One accepted value of a choice knob and what it sets. */
+struct env_choice {
+	const char *name;
+	int value;
+};
+
+/*
+ * env_choice - @var, if set, must be one of @choices (@n of them): its
+ * value into *@out.  -1 with "VAR=value: expected @expected" in @err if it
+ * is none of them; 0 (and *@out untouched) if unset.
+ */
+static int env_choice(const char *var, const struct env_choice *choices, size_t n,
+		      const char *expected, int *out, char *err, size_t errlen)
+{
+	const char *v = getenv(var);
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(v, choices[i].name)) {
+			*out = choices[i].value;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "%s=%s: expected %s", var, v, expected);
+	return -1;
+}
+
+#define ENV_CHOICE(var, choices, expected, out, err, errlen) \
+	env_choice(var, choices, sizeof(choices) / sizeof((choices)[0]), expected, out, err, errlen)
+
+static const struct env_choice lifo_choices[] = { { "0", false }, { "1", true } };
+static const struct env_choice steal_choices[] = {
+	{ "half", BLITZ_STEAL_HALF }, { "one", BLITZ_STEAL_ONE },
+};
+static const struct env_choice wake_choices[] = {
+	{ "eager", BLITZ_WAKE_EAGER }, { "bounded", BLITZ_WAKE_BOUNDED },
+};
+static const struct env_choice backend_choices[] = {
+	{ "io_uring", BLITZ_BACKEND_IO_URING }, { "epoll", BLITZ_BACKEND_EPOLL },
+	{ "poll", BLITZ_BACKEND_POLL }, { "auto", BLITZ_BACKEND_AUTO },
+};
+
+int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
+{
+	struct blitz_config c = *cfg;
+	const char *v;
+	int lifo = c.lifo, steal = c.steal, wake = c.wake, backend = c.backend;
+
+	if ((v = getenv("BLITZ_WORKERS")) &&
+	    parse_uint(v, 1, CONFIG_MAX_WORKERS, &c.workers)) {
+		snprintf(err, errlen, "BLITZ_WORKERS=%s: expected a number of workers from 1 to %u",
+			 v, CONFIG_MAX_WORKERS);
+		return -EINVAL;
+	}
+	if (ENV_CHOICE("BLITZ_LIFO", lifo_choices, "0 (LIFO slot off) or 1 (on)", &lifo, err, errlen))
+		return -EINVAL;
+	if ((v = getenv("BLITZ_GLOBAL_INTERVAL"))) {
+		if (!strcmp(v, "adaptive"))
+			c.global_interval = 0;
+		else if (parse_uint(v, 1, BLITZ_MAX_GLOBAL_INTERVAL, &c.global_interval)) {
+			snprintf(err, errlen,
+				 "BLITZ_GLOBAL_INTERVAL=%s: expected 'adaptive' or a number of polls from 1 to %u",
+				 v, BLITZ_MAX_GLOBAL_INTERVAL);
+			return -EINVAL;
+		}
+	}
+	if (ENV_CHOICE("BLITZ_STEAL", steal_choices, "'half' or 'one'", &steal, err, errlen))
+		return -EINVAL;
+	if ((v = getenv("BLITZ_BUDGET")) && parse_uint(v, 1, 1u << 20, &c.budget)) {
+		snprintf(err, errlen, "BLITZ_BUDGET=%s: expected a number of polls per tick from 1 to %u",
+			 v, 1u << 20);
+		return -EINVAL;
+	}
+	if ((v = getenv("BLITZ_TRACE_SAMPLE")) && parse_uint(v, 1, 1000000, &c.trace_sample)) {
+		snprintf(err, errlen, "BLITZ_TRACE_SAMPLE=%s: expected N from 1 to 1000000 (trace one task in N)", v);
+		return -EINVAL;
+	}
+	if ((v = getenv("BLITZ_BLOCKING_THREADS")) &&
+	    parse_uint(v, 1, BLITZ_BLOCKING_THREADS_LIMIT, &c.max_blocking_threads)) {
+		snprintf(err, errlen,
+			 "BLITZ_BLOCKING_THREADS=%s: expected a blocking-pool thread cap from 1 to %u",
+			 v, BLITZ_BLOCKING_THREADS_LIMIT);
+		return -EINVAL;
+	}
+	if ((v = getenv("BLITZ_BLOCKING_IDLE_MS")) &&
+	    parse_uint(v, 1, BLITZ_BLOCKING_IDLE_MS_LIMIT, &c.blocking_idle_ms)) {
+		snprintf(err, errlen,
+			 "BLITZ_BLOCKING_IDLE_MS=%s: expected an idle timeout in milliseconds from 1 to %u",
+			 v, BLITZ_BLOCKING_IDLE_MS_LIMIT);
+		return -EINVAL;
+	}
+	if (ENV_CHOICE("BLITZ_WAKE", wake_choices, "'eager' or 'bounded'", &wake, err, errlen))
+		return -EINVAL;
+	if (env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", &c.wake_backlog_ns, err, errlen) ||
+	    env_us("BLITZ_WAKE_BUSY_US", "a time awake", &c.wake_busy_ns, err, errlen))
+		return -EINVAL;
+	if (ENV_CHOICE("BLITZ_BACKEND", backend_choices, "io_uring, epoll, poll or auto",
+		       &backend, err, errlen))
+		return -EINVAL;
+	c.lifo = lifo;
+	c.steal = (enum blitz_steal_policy)steal;
+	c.wake = (enum blitz_wake_policy)wake;
+	c.backend = (enum blitz_io_backend)backend;
+	*cfg = c;
+	return 0;
+}
+
+int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->workers > CONFIG_MAX_WORKERS) {
+		snprintf(err, errlen, "workers=%u: at most %u (CONFIG_MAX_WORKERS)",
+			 cfg->workers, CONFIG_MAX_WORKERS);
+		return -EINVAL;
+	}
+	if (cfg->global_interval > BLITZ_MAX_GLOBAL_INTERVAL) {
+		snprintf(err, errlen, "global_interval=%u: 0 (adaptive) or 1 to %u",
+			 cfg->global_interval, BLITZ_MAX_GLOBAL_INTERVAL);
+		return -EINVAL;
+	}
+	if (cfg->steal != BLITZ_STEAL_HALF && cfg->steal != BLITZ_STEAL_ONE) {
+		snprintf(err, errlen, "steal=%d: BLITZ_STEAL_HALF or BLITZ_STEAL_ONE", cfg->steal);
+		return -EINVAL;
+	}
+	if (cfg->backend > BLITZ_BACKEND_POLL) {
+		snprintf(err, errlen, "backend=%d: BLITZ_BACKEND_AUTO, _IO_URING, _EPOLL or _POLL", cfg->backend);
+		return -EINVAL;
+	}
+	if (cfg->max_blocking_threads > BLITZ_BLOCKING_THREADS_LIMIT) {
+		snprintf(err, errlen, "max_blocking_threads=%u: 0 (default %u) or 1 to %u",
+			 cfg->max_blocking_threads, CONFIG_MAX_BLOCKING_THREADS,
+			 BLITZ_BLOCKING_THREADS_LIMIT);
+		return -EINVAL;
+	}
+	if (cfg->blocking_idle_ms > BLITZ_BLOCKING_IDLE_MS_LIMIT) {
+		snprintf(err, errlen, "blocking_idle_ms=%u: 0 (default %u) or 1 to %u",
+			 cfg->blocking_idle_ms, BLITZ_BLOCKING_IDLE_MS, BLITZ_BLOCKING_IDLE_MS_LIMIT);
+		return -EINVAL;
+	}
+	if (cfg->wake != BLITZ_WAKE_EAGER && cfg->wake != BLITZ_WAKE_BOUNDED) {
+		snprintf(err, errlen, "wake=%d: BLITZ_WAKE_EAGER or BLITZ_WAKE_BOUNDED", cfg->wake);
+		return -EINVAL;
+	}
+	if (cfg->budget == 0) {
+		snprintf(err, errlen, "budget=0: at least 1 poll per tick");
+		return -EINVAL;
+	}
+	return 0;
+}

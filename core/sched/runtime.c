@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/sched/runtime.c - runtime lifecycle: init with a config, lazy start of the
+ * workers, block_on, join from outside, shutdown, statistics.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "../clock.h"
+#include "../probes.h"
+#include "runtime.h"
+#include "task.h"
+#include "worker.h"
+
+struct blitz_runtime *blitz_current_runtime(void)
+{
+	if (current_worker)
+		return current_worker->rt;
+	return current_task ? current_task->rt : NULL;
+}
+
+int blitz_current_worker(void)
+{
+	return current_worker ? (int)current_worker->index : -1;
+}
+
+unsigned blitz_runtime_workers(const struct blitz_runtime *rt)
+{
+	return rt->num_workers;
+}
+
+const struct blitz_config *blitz_runtime_config(const struct blitz_runtime *rt)
+{
+	return &rt->cfg;
+}
+
+struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+	char err[256];
+
+	if (cfg) {
+		c = *cfg;
+	} else {
+		blitz_config_default(&c);
+		if (blitz_config_from_env(&c, err, sizeof(err))) {
+			fprintf(stderr, "blitz: %s\n", err);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	if (c.workers == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		c.workers = n < 1 ? 1 : n > CONFIG_MAX_WORKERS ? CONFIG_MAX_WORKERS : (unsigned)n;
+	}
+	if (blitz_config_validate(&c, err, sizeof(err))) {
+		fprintf(stderr, "blitz: %s\n", err);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (c.wake_backlog_ns == 0)
+		c.wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
+	if (c.wake_busy_ns == 0)
+		c.wake_busy_ns = BLITZ_WAKE_BUSY_NS;
+	rt = aligned_alloc(CACHE_LINE, (sizeof(*rt) + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1));
+	if (!rt)
+		return NULL;
+	memset(rt, 0, sizeof(*rt));
+	rt->workers = aligned_alloc(CACHE_LINE, sizeof(*rt->workers) * c.workers);
+	if (!rt->workers) {
+		free(rt);
+		return NULL;
+	}
+	rt->cfg = c;
+	rt->num_workers = c.workers;
+	inject_init(&rt->inject);
+	idle_init(&rt->idle, c.workers);
+	owned_init(&rt->owned);
+	atomic_init(&rt->shutdown, false);
+	atomic_init(&rt->started, false);
+	atomic_init(&rt->external_spawned, 0);
+	atomic_init(&rt->io_parker, -1);
+	pthread_mutex_init(&rt->start_lock, NULL);
+	blitz_cancel_token_init(&rt->shutdown_token);
+	runtime_timers_init(rt);
+	blocking_pool_init(&rt->blocking, c.max_blocking_threads, c.blocking_idle_ms);
+	for (unsigned i = 0; i < c.workers; i++)
+		worker_init(&rt->workers[i], rt, i);
+	if (io_driver_init(&rt->io, rt, c.backend, c.backend != BLITZ_BACKEND_AUTO)) {
+		fprintf(stderr, "blitz: no I/O backend could start\n");
+		blitz_runtime_free(rt);
+		errno = ENODEV;
+		return NULL;
+	}
+	return rt;
+}
+
+/* runtime_start - start the workers on the first spawn (lazy start). */
+void runtime_start(struct blitz_runtime *rt)
+{
+	/* Acquire: pairs with the release below; the threads exist. */
+	if (atomic_load_explicit(&rt->started, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&rt->start_lock);
+	/* Relaxed: under start_lock, as the store below. */
+	if (!atomic_load_explicit(&rt->started, memory_order_relaxed)) {
+		sigset_t old;
+
+		/* Workers never take an asynchronous signal (blitz/signal.h). */
+		runtime_block_signals(&old);
+		for (unsigned i = 0; i < rt->num_workers; i++) {
+			if (pthread_create(&rt->workers[i].thread, NULL, worker_main,
+					   &rt->workers[i])) {
+				perror("blitz: pthread_create");
+				abort();
+			}
+		}
+		runtime_restore_signals(&old);
+		/* Release: pairs with the acquires above and in blitz_runtime_free. */
+		atomic_store_explicit(&rt->started, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&rt->start_lock);
+}
+
+/*
+ * runtime_notify_parked - the producer's half of the idle protocol
+ * (core/sched/idle.h): after queueing a task, wake one sleeping worker if nobody
+ * is searching.  @waker: the notifying worker's index, -1 from outside.
+ *
+ * A claim that reserved the searcher slot but found no sleeper's bit gives
+ * the slot back; a producer that saw the reservation meanwhile woke nobody,
+ * so the last one to give it back looks at the queues again, as any last
+ * searcher does (spin found the lost wakeup: tests/model/README.md,
+ * finding 5).  The loop ends: it goes round only while a worker is between
+ * clearing its own bit and num_parked--, or another producer just queued.
+ */
+void runtime_notify_parked(struct blitz_runtime *rt, int waker)
+{
+	int w;
+
+	for (;;) {
+		/* seq_cst fence: our queue push (or the slot's give-back) before
+		 * the idle-state and queue loads that follow. */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (idle_searching(&rt->idle) != 0)
+			return;
+		w = idle_claim_parked(&rt->idle);
+		if (w >= 0)
+			break;
+		if (w != IDLE_CLAIM_LAST_GAVE_BACK || !runtime_has_work(rt))
+			return;
+		__builtin_ia32_pause();
+	}
+	/* Relaxed: published by park_unpark's exchange. */
+	atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
+	worker_unpark(&rt->workers[w]);
+}
+
+/* runtime_has_work - is anything queued that a worker could take? */
+bool runtime_has_work(struct blitz_runtime *rt)
+{
+	if (!inject_is_empty(&rt->inject))
+		return true;
+	for (unsigned i = 0; i < rt->num_workers; i++)
+		if (!queue_is_empty(&rt->workers[i].queue))
+			return true;
+	return false;
+}
+
+/*
+ * runtime_has_work_behind - BLITZ_WAKE=bounded's runtime_has_work: the
+ * global queue, or a ring whose owner is behind (worker_behind); a ring
+ * whose owner keeps up is left to it.
+ */
+bool runtime_has_work_behind(struct blitz_runtime *rt)
+{
+	return !inject_is_empty(&rt->inject) || runtime_rings_behind(rt);
+}
+
+/* runtime_rings_behind - a ring whose owner is behind (worker_behind)? */
+bool runtime_rings_behind(struct blitz_runtime *rt)
+{
+	uint64_t now;
+
+	now = clock_now_ns();
+	for (unsigned i = 0; i < rt->num_workers; i++)
+		if (worker_behind(&rt->workers[i], now))
+			return true;
+	return false;
+}
+
+/* runtime_schedule - queue @t from a thread that is not one of @rt's workers. */
+void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield)
+{
+	(void)yield;
+	inject_push(&rt->inject, t);
+	runtime_notify_parked(rt, -1);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Waiting from outside the runtime                                        */
+
+struct thread_waker {
+	_Atomic uint32_t woken;
+};
+
+static void thread_wake(const void *data)
+{
+	struct thread_waker *tw = (struct thread_waker *)data;
+
+	/* Release: the joiner's acquire load sees the task's final state. */
+	atomic_store_explicit(&tw->woken, 1, memory_order_release);
+	syscall(SYS_futex, &tw->woken, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static struct blitz_waker thread_clone(const void *data);
+static void thread_drop(const void *data) { (void)data; }
+
+static const struct blitz_waker_vtable thread_waker_vtable = {
+	.wake = thread_wake,
+	.wake_by_ref = thread_wake,
+	.clone = thread_clone,
+	.drop = thread_drop,
+};
+
+static struct blitz_waker thread_clone(const void *data)
+{
+	return (struct blitz_waker){ .data = data, .vtable = &thread_waker_vtable };
+}
+
+/*
+ * wait_outside - wait for @t from a non-worker thread.  With @help, run
+ * queued tasks meanwhile.  The waker lives on our stack, so once it is
+ * registered we return only after the completer has called it.
+ */
+static int wait_outside(struct blitz_task *t, bool help)
+{
+	struct thread_waker tw = { .woken = 0 };
+	uint64_t s = task_state_load(t);
+	bool registered = false;
+
+	if (current_worker) {
+		errno = EDEADLK;
+		return -EDEADLK;	/* a worker must await with blitz_join_poll */
+	}
+	if (task_lifecycle(s) != TASK_COMPLETE && !(s & TASK_JOIN_WAKER)) {
+		t->join_waker = thread_clone(&tw);
+		for (;;) {
+			if (task_lifecycle(s) == TASK_COMPLETE)
+				break;
+			/*
+			 * acq_rel, as task_cas: the release publishes join_waker to
+			 * task_finish's CAS; a COMPLETE seen on failure comes with
+			 * the task's result.
+			 */
+			if (atomic_compare_exchange_weak_explicit(&t->state, &s, s | TASK_JOIN_WAKER,
+								  memory_order_acq_rel,
+								  memory_order_acquire)) {
+				registered = true;
+				break;
+			}
+		}
+	}
+	/* Acquire: pairs with thread_wake's release store: the final state is visible. */
+	while (registered ? !atomic_load_explicit(&tw.woken, memory_order_acquire)
+			  : task_lifecycle(task_state_load(t)) != TASK_COMPLETE) {
+		struct blitz_task *other = help ? inject_pop(&t->rt->inject) : NULL;
+		struct timespec ts = { 0, 1000000 };
+
+		if (other) {
+			worker_run_task(NULL, other, SRC_HELPER);
+			continue;
+		}
+		if (registered)
+			syscall(SYS_futex, &tw.woken, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		else
+			sched_yield();
+	}
+	return blitz_task_cancelled(t) ? -ECANCELED : 0;
+}
+
+int blitz_join(struct blitz_task *t)
+{
+	return wait_outside(t, true);
+}
+
+int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
+		   void *state, size_t size)
+{
+	struct blitz_task *t = blitz_spawn(rt, vt, state, size);
+	int ret;
+
+	if (!t)
+		return -errno;
+	ret = wait_outside(t, false);
+	if (ret != -EDEADLK && size)
+		memcpy(state, task_user(t), size);
+	blitz_task_release(t);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Shutdown                                                                */
+
+/* Forward: blitz_runtime_new() frees a half-built runtime with it. */
+void blitz_runtime_free(struct blitz_runtime *rt)
+{
+	struct blitz_task *t;
+
+	if (!rt)
+		return;
+	owned_close(&rt->owned);		/* no new tasks from here on */
+	/* Release: pairs with the workers' acquire load of the flag. */
+	atomic_store_explicit(&rt->shutdown, true, memory_order_release);
+	/* Acquire: pairs with runtime_start's release: the thread handles are written. */
+	if (atomic_load_explicit(&rt->started, memory_order_acquire)) {
+		for (unsigned i = 0; i < rt->num_workers; i++)
+			worker_unpark(&rt->workers[i]);
+		for (unsigned i = 0; i < rt->num_workers; i++)
+			pthread_join(rt->workers[i].thread, NULL);
+	}
+	/*
+	 * No worker can queue a blocking job any more: cancel the queued
+	 * ones, wait for the running ones and join the pool's threads.  Their
+	 * completions wake tasks, which are dropped below like any other.
+	 */
+	blocking_pool_shutdown(&rt->blocking);
+	/*
+	 * The workers are gone: the queues (LIFO slots, rings, batch buffers,
+	 * the global queue) hold no references, so forget them; every task
+	 * that has not completed is still on the live list, queued or waiting.
+	 * Cancel and drop each of them (a drop may release other handles).
+	 */
+	/*
+	 * Operations still in flight hold references to their tasks: cancel
+	 * them and collect the completions, so every task can be freed.
+	 */
+	io_driver_shutdown(&rt->io);
+	while ((t = owned_pop_any(&rt->owned)))
+		task_finish(t, -1, 1);
+	runtime_timers_free(rt);	/* after the drops, which may cancel sleeps */
+	io_driver_deinit(&rt->io);
+	inject_destroy(&rt->inject);
+	owned_destroy(&rt->owned);
+	blocking_pool_destroy(&rt->blocking);
+	pthread_mutex_destroy(&rt->start_lock);
+	blitz_cancel_token_destroy(&rt->shutdown_token);	/* no task is left to wait on it */
+	free(rt->workers);
+	free(rt);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Statistics                                                              */
+
+int blitz_worker_stats(const struct blitz_runtime *rt, unsigned index,
+		       struct blitz_worker_stats *out)
+{
+	if (index >= rt->num_workers)
+		return -EINVAL;
+	worker_read_stats(&rt->workers[index], out);
+	return 0;
+}
+
+void blitz_stats(const struct blitz_runtime *rt, struct blitz_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->num_workers = rt->num_workers;
+	/* Relaxed: a statistic (a snapshot). */
+	out->total_spawned = atomic_load_explicit(&((struct blitz_runtime *)rt)->external_spawned,
+						  memory_order_relaxed);
+	for (unsigned i = 0; i < rt->num_workers; i++) {
+		struct blitz_worker_stats ws;
+
+		worker_read_stats(&rt->workers[i], &ws);
+		out->total_spawned += ws.spawned;
+		out->total_polled += ws.polls;
+		out->total_stolen += ws.stolen;
+		out->total_parked += ws.parks;
+	}
+}

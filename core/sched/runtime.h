@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* core/sched/runtime.h - the runtime object and what the core files share. */
+#ifndef BLITZ_CORE_RUNTIME_H
+#define BLITZ_CORE_RUNTIME_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <blitz.h>
+#include "../blocking/pool.h"
+#include "idle.h"
+#include "inject.h"
+#include "owned.h"
+#include "../spinlock.h"
+#include "../time/timer.h"
+#include "../../backends/driver.h"
+#include "worker.h"
+
+struct blitz_runtime {
+	struct blitz_config cfg;
+	struct blitz_inject inject;
+	struct blitz_idle idle;
+	struct blitz_owned owned;
+	_Atomic bool shutdown;
+	_Atomic bool started;
+	pthread_mutex_t start_lock;
+	_Atomic uint64_t external_spawned;	/* spawns from non-worker threads */
+	unsigned num_workers;
+	struct blitz_worker *workers;		/* num_workers, cache-line aligned */
+	struct blitz_io io;			/* the I/O driver (backends/) */
+	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
+	struct blocking_pool blocking;		/* core/blocking/pool.c; no thread until a job */
+	struct blitz_cancel_token shutdown_token;	/* core/sched/shutdown.c */
+
+	/*
+	 * Timers (core/time/driver.c): inserted and cancelled from any thread under
+	 * timer_lock, advanced by worker 0; no wake runs under the lock.
+	 */
+	alignas(CACHE_LINE) struct spinlock timer_lock;
+	_Atomic uint64_t timer_next;		/* ns, <= the wheel's next expiry; UINT64_MAX: none */
+	_Atomic uint64_t timer_wake_at;		/* ns, when parked worker 0 polls next; 0: awake */
+	_Atomic uint64_t timer_unparks;		/* inserts that woke worker 0 (a statistic) */
+	struct timer_wheel timers;		/* under timer_lock */
+};
+
+void runtime_start(struct blitz_runtime *rt);
+/* core/process/signal.c: around the creation of every runtime thread. */
+void runtime_block_signals(sigset_t *old);
+void runtime_restore_signals(const sigset_t *old);
+void runtime_notify_parked(struct blitz_runtime *rt, int waker);
+
+/*
+ * runtime_notify_parked_local - notify after a push to the calling worker's
+ * own ring.  The pusher is awake and will run the task itself, so a missed
+ * wake here costs parallelism (bounded by the 10 ms park timeout), never a
+ * task: check the idle state with relaxed loads first and pay for the fence
+ * only when someone sleeps and nobody searches.  Pushes that the pusher will
+ * not run itself (the global queue) use runtime_notify_parked().  Inline:
+ * a worker asks after most pushes.
+ */
+static inline void runtime_notify_parked_local(struct blitz_runtime *rt, int waker)
+{
+	if (atomic_load_explicit(&rt->idle.num_searching, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&rt->idle.num_parked, memory_order_relaxed) == 0)
+		return;
+	runtime_notify_parked(rt, waker);
+}
+bool runtime_has_work(struct blitz_runtime *rt);
+bool runtime_has_work_behind(struct blitz_runtime *rt);
+bool runtime_rings_behind(struct blitz_runtime *rt);
+void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/sched/task.h - the task header and its 64-bit packed state word (seed 001).
+ *
+ *  63            40 39      32 31     24 23       16 15      0
+ * +----------------+----------+---------+-----------+---------+
+ * | ref_count (24) | shield(8)| flags(8)| lifecycle | reserved|
+ * +----------------+----------+---------+-----------+---------+
+ *
+ * Invariants:
+ *  - A task is in at most one queue, and only while its lifecycle is
+ *    SCHEDULED: the IDLE -> SCHEDULED transition (one CAS) is the ticket.
+ *  - The scheduler owns one reference from spawn until the task completes;
+ *    a join handle owns one; every waker owns one.  The task is freed when
+ *    the count reaches zero; it is always COMPLETE by then.
+ *  - join_waker is written only by the joiner while TASK_JOIN_WAKER is
+ *    clear, and read only by the completer once it saw that bit set.
+ */
+#ifndef BLITZ_CORE_TASK_H
+#define BLITZ_CORE_TASK_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <blitz.h>
+
+#define TASK_LIFECYCLE_SHIFT	16
+#define TASK_LIFECYCLE_MASK	(0xffull << TASK_LIFECYCLE_SHIFT)
+#define TASK_IDLE		(0ull << TASK_LIFECYCLE_SHIFT)
+#define TASK_SCHEDULED		(1ull << TASK_LIFECYCLE_SHIFT)
+#define TASK_RUNNING		(2ull << TASK_LIFECYCLE_SHIFT)
+#define TASK_COMPLETE		(3ull << TASK_LIFECYCLE_SHIFT)
+
+#define TASK_NOTIFIED		(1ull << 24)
+#define TASK_CANCELLED		(1ull << 25)
+#define TASK_JOIN_INTEREST	(1ull << 26)
+#define TASK_DETACHED		(1ull << 27)
+#define TASK_JOIN_WAKER		(1ull << 28)	/* join_waker is set (beyond the seed's four) */
+#define TASK_TRACED		(1ull << 29)	/* its task_* probes fire (trace sampling) */
+
+#define TASK_SHIELD_SHIFT	32
+#define TASK_SHIELD_ONE		(1ull << TASK_SHIELD_SHIFT)
+#define TASK_SHIELD_MASK	(0xffull << TASK_SHIELD_SHIFT)
+
+#define TASK_REF_SHIFT		40
+#define TASK_REF_ONE		(1ull << TASK_REF_SHIFT)
+#define TASK_REF_MAX		((1ull << 24) - 1)
+
+static inline uint64_t task_lifecycle(uint64_t s) { return s & TASK_LIFECYCLE_MASK; }
+static inline unsigned task_shield(uint64_t s) { return (unsigned)((s & TASK_SHIELD_MASK) >> TASK_SHIELD_SHIFT); }
+static inline uint64_t task_refs(uint64_t s) { return s >> TASK_REF_SHIFT; }
+
+struct blitz_runtime;
+
+struct blitz_task {
+	_Atomic uint64_t state;
+	const struct blitz_task_vtable *vtable;
+	struct blitz_task *next;		/* link in the global queue */
+	struct blitz_runtime *rt;
+	struct blitz_waker join_waker;
+	struct blitz_task *owned_prev;		/* the runtime's list of live tasks */
+	struct blitz_task *owned_next;
+	uint32_t owned_shard;
+	uint32_t state_size;
+	alignas(16) unsigned char user[];	/* the user's state struct */
+};
+
+static inline void *task_user(struct blitz_task *t) { return t->user; }
+
+struct blitz_worker;
+
+/* The poll context: what a poll function may ask of the runtime. */
+struct blitz_cx {
+	struct blitz_task *task;
+	struct blitz_worker *worker;	/* NULL when a non-worker thread helps */
+	int yielded;			/* blitz_yield_now() was called */
+};
+
+/* What transition_after_poll decided. */
+enum task_after_poll {
+	TASK_NOW_IDLE,		/* wait for a wake */
+	TASK_RESCHEDULE,	/* notified, yielded or cancelled while running: queue again */
+};
+
+uint64_t task_transition_to_running(struct blitz_task *t);
+enum task_after_poll task_transition_after_poll(struct blitz_task *t, int yielded);
+int task_transition_to_scheduled(struct blitz_task *t);
+void task_ref_inc(struct blitz_task *t);
+void task_ref_dec(struct blitz_task *t);
+void task_finish(struct blitz_task *t, int worker, int cancelled);
+void task_wake_by_ref(struct blitz_task *t);
+struct blitz_task *task_alloc(struct blitz_runtime *rt,
+			      const struct blitz_task_vtable *vt,
+			      const void *state, size_t size, int handle, bool traced);
+uint64_t task_state_load(const struct blitz_task *t);
+
+/*
+ * task_traced - does this task fire its task_* probes?  Decided at spawn
+ * (BLITZ_TRACE_SAMPLE) and never changed, so a relaxed load is enough.
+ */
+static inline bool task_traced(const struct blitz_task *t)
+{
+	return atomic_load_explicit(&((struct blitz_task *)t)->state, memory_order_relaxed) & TASK_TRACED;
+}
+
+extern const struct blitz_waker_vtable task_waker_vtable;
+
+#endif

@@ -1,0 +1,918 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/sched/worker.c - the worker run loop, work finding, and parking (seed 000).
+ *
+ * Work-finding order (find_work):
+ *   0. the global queue first when a global check is due (every
+ *      global_interval polls: fairness for tasks queued from outside);
+ *   1. the global batch buffer (tasks already fetched, no lock);
+ *   2. the LIFO slot (at most BLITZ_MAX_LIFO_POLLS per tick, then the slot
+ *      is flushed to the ring);
+ *   3. the local ring (FIFO);
+ *   4. the global queue (a batch of min(64, max(4, len / workers)));
+ *   5. steal from a random victim (xorshift64+), as a searcher;
+ *   6. the global queue once more;
+ *   7. nothing: the run loop parks.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../clock.h"
+#include "../probes.h"
+#include "runtime.h"
+#include "task.h"
+#include "worker.h"
+
+/*
+ * initial-exec: libblitz is linked, not dlopen()ed late, so its TLS is in
+ * the static block and an access is one %fs-relative load instead of a
+ * __tls_get_addr() call (which showed at 7% of chained_spawn).
+ */
+__thread struct blitz_worker *current_worker __attribute__((tls_model("initial-exec")));
+__thread struct blitz_task *current_task __attribute__((tls_model("initial-exec")));
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* xorshift64+ (Vigna): the victim picker. */
+static uint64_t worker_rand(struct blitz_worker *w)
+{
+	uint64_t s1 = w->rng[0];
+	const uint64_t s0 = w->rng[1];
+
+	w->rng[0] = s0;
+	s1 ^= s1 << 23;
+	w->rng[1] = s1 ^ s0 ^ (s1 >> 17) ^ (s0 >> 26);
+	return w->rng[1] + s0;
+}
+
+void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned index)
+{
+	uint64_t seed = (uint64_t)index * 0x2545f4914f6cdd1dull + 1;
+
+	queue_init(&w->queue);
+	atomic_init(&w->lifo, NULL);
+	atomic_init(&w->transitioning_to_park, false);
+	w->searching = false;
+	w->draining = false;
+	w->defer_global = false;
+	w->index = index;
+	w->rt = rt;
+	w->tick = 0;
+	w->budget = rt->cfg.budget;
+	w->lifo_polls = 0;
+	w->polls_since_global = 0;
+	w->ewma_poll_ns = 50000;	/* the seeds' default: interval 20 */
+	w->tick_start = 0;
+	atomic_init(&w->awake_since, 0);
+	w->global_interval = rt->cfg.global_interval ? rt->cfg.global_interval
+		: (uint32_t)(BLITZ_TARGET_GLOBAL_LATENCY_NS / w->ewma_poll_ns);
+	w->rng[0] = splitmix64(&seed);
+	w->rng[1] = splitmix64(&seed);
+	w->batch_head = w->batch_len = 0;
+	park_init(&w->park);
+	atomic_init(&w->woken_by, -1);
+	memset(&w->stats, 0, sizeof(w->stats));
+	/* Relaxed: statistics (one writer, see stat_inc). */
+	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
+	atomic_store_explicit(&w->stats.global_interval, w->global_interval, memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Scheduling onto this worker                                             */
+
+/*
+ * awake_too_long - BLITZ_WAKE=bounded: has @v been awake without parking
+ * for wake_busy_ns at @now?  Relaxed: awake_since is written by @v alone
+ * (worker_tick, worker_park) and read as a hint; no other data is read
+ * through it.
+ */
+static bool awake_too_long(struct blitz_worker *v, uint64_t now)
+{
+	uint64_t since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
+
+	return since && now > since && now - since >= v->rt->cfg.wake_busy_ns;
+}
+
+/*
+ * should_notify_others - is there more work here than this worker is about
+ * to run?  (Tokio's rule: the LIFO task plus the ring hold more than one.)
+ * Not while we search: the last searcher notifies if work is left when it
+ * stops (found_more).
+ * A single task is left for this worker: waking a sleeper for it costs a
+ * futex round trip and usually loses the race anyway.
+ *
+ * BLITZ_WAKE=bounded asks more before it wakes a sleeper: the backlog
+ * (tasks x EWMA poll time) must reach wake_backlog_ns, or this worker must
+ * have been awake without parking for wake_busy_ns (CPU-bound work still
+ * spreads), or the ring overflowed (@overflowed).  Otherwise this worker
+ * is keeping up: with a ring per worker, a woken worker would take half
+ * the connections into its own ring, and on a machine with fewer cores
+ * than runnable threads they then wait whenever it is preempted (docs/io.md,
+ * "Where the 2-worker p99 comes from").  What a skipped wake can cost is
+ * the same as for any local push (runtime_notify_parked_local): parallelism
+ * until the owner parks or a sleeper's 10 ms timeout, never a task.
+ */
+static bool should_notify_others(struct blitz_worker *w, bool overflowed)
+{
+	size_t n;
+	const struct blitz_config *cfg = &w->rt->cfg;
+
+	if (w->searching)
+		return false;
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
+	n = (atomic_load_explicit(&w->lifo, memory_order_relaxed) != NULL) +
+	    queue_len(&w->queue);
+	if (n <= 1)
+		return false;
+	if (cfg->wake == BLITZ_WAKE_EAGER || overflowed)
+		return true;
+	return n * w->ewma_poll_ns >= cfg->wake_backlog_ns || awake_too_long(w, w->tick_start);
+}
+
+/*
+ * worker_behind - BLITZ_WAKE=bounded: is @v, seen from another thread at
+ * @now, not keeping up with its own queue?  Its backlog (ring length x its
+ * EWMA poll time) reaches wake_backlog_ns, or it has been awake without
+ * parking for wake_busy_ns.  A hint from relaxed loads: a wrong answer
+ * costs a wake or a steal, or defers one to a later look (a park timeout at
+ * the latest); @v's own tasks are never lost, @v is awake to run them.
+ */
+bool worker_behind(struct blitz_worker *v, uint64_t now)
+{
+	const struct blitz_config *cfg = &v->rt->cfg;
+	uint32_t n = queue_len(&v->queue);
+
+	if (n == 0)
+		return false;
+	/*
+	 * Relaxed: written by @v alone and read here as a hint; no other data
+	 * is read through it.
+	 */
+	return n * atomic_load_explicit(&v->stats.ewma_poll_ns, memory_order_relaxed) >=
+	       cfg->wake_backlog_ns || awake_too_long(v, now);
+}
+
+/* push_ring_on - returns whether the ring overflowed to the global queue. */
+static inline __attribute__((always_inline)) bool
+push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
+{
+	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
+
+	if (r == QUEUE_PUSHED) {
+		if (traced)
+			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
+					 queue_len(&w->queue));
+		return false;
+	}
+	stat_inc(w, overflows);
+	stat_add(w, overflowed, r == QUEUE_OVERFLOWED ? QUEUE_HALF : 1);
+	BLITZ_OVERFLOW((int)w->index, r == QUEUE_OVERFLOWED ? QUEUE_HALF : 1);
+	if (traced && r == QUEUE_OVERFLOWED)
+		BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
+				 queue_len(&w->queue));
+	return true;
+}
+
+static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker *w, struct blitz_task *t)
+{
+	return push_ring_on(w, t, true);
+}
+
+/* push_ring - @t to the back of @w's ring; local_push fires only in the
+ * traced copy (the same split as worker_run_task). */
+static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
+{
+	if (BLITZ_LOCAL_PUSH_ENABLED())
+		return push_ring_traced(w, t);
+	return push_ring_on(w, t, false);
+}
+
+/* worker_local_dest - where worker_schedule_local() will put a task. */
+int worker_local_dest(struct blitz_worker *w, bool yield)
+{
+	/* Relaxed: owner-only flag (see worker_schedule_local). */
+	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed) || w->draining)
+		return DEST_GLOBAL;
+	return yield || !w->rt->cfg.lifo ? DEST_RING : DEST_LIFO;
+}
+
+/*
+ * worker_schedule_local - queue @t on the calling worker @w: the LIFO slot
+ * for a wake or a spawn (evicting the old occupant to the ring), the back of
+ * the ring for a yield or when the LIFO slot is switched off.  While @w is
+ * on its way to park the task goes to the global queue instead, so that it
+ * is not left in a slot that is about to be flushed (seed 000).
+ */
+void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield)
+{
+	struct blitz_runtime *rt = w->rt;
+	bool overflowed;
+
+	/*
+	 * Relaxed: transitioning_to_park is written only by this same thread
+	 * (the owner); wakes from other threads never use this path.  So is
+	 * draining (BLITZ_WAKE=bounded: see worker_tick).
+	 */
+	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed) || w->draining) {
+		inject_push(&rt->inject, t);
+		runtime_notify_parked(rt, (int)w->index);
+		return;
+	}
+	if (yield || !rt->cfg.lifo) {
+		overflowed = push_ring(w, t);
+	} else {
+		/* Relaxed: only this thread reads or writes its LIFO slot. */
+		struct blitz_task *prev = atomic_load_explicit(&w->lifo, memory_order_relaxed);
+
+		atomic_store_explicit(&w->lifo, t, memory_order_relaxed);
+		if (!prev)
+			return;		/* nothing new for others to steal */
+		overflowed = push_ring(w, prev);
+	}
+	if (should_notify_others(w, overflowed))
+		runtime_notify_parked_local(rt, (int)w->index);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Finding work                                                            */
+
+static struct blitz_task *batch_pop(struct blitz_worker *w)
+{
+	if (w->batch_head == w->batch_len)
+		return NULL;
+	return w->batch[w->batch_head++];
+}
+
+/*
+ * global_fetch - take min(64, max(4, len / workers)) tasks (at most the 32
+ * the batch buffer holds besides the one returned) from the global queue.
+ */
+static struct blitz_task *global_fetch(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+	size_t len = inject_len(&rt->inject);
+	size_t n, got;
+	struct blitz_task *tmp[BLITZ_BATCH_BUFFER + 1];
+
+	w->polls_since_global = 0;
+	if (len == 0 || w->defer_global)
+		return NULL;
+	n = len / rt->num_workers;
+	if (n < BLITZ_MIN_GLOBAL_BATCH)
+		n = BLITZ_MIN_GLOBAL_BATCH;
+	if (n > BLITZ_MAX_GLOBAL_BATCH)
+		n = BLITZ_MAX_GLOBAL_BATCH;
+	if (n > BLITZ_BATCH_BUFFER + 1)
+		n = BLITZ_BATCH_BUFFER + 1;
+	/* The batch buffer is empty here: find_work drains it first. */
+	got = inject_pop_batch(&rt->inject, tmp, n);
+	if (got == 0)
+		return NULL;
+	for (size_t i = 1; i < got; i++)
+		w->batch[i - 1] = tmp[i];
+	w->batch_head = 0;
+	w->batch_len = (uint32_t)(got - 1);
+	stat_inc(w, global_batches);
+	stat_add(w, global_tasks, got);
+	BLITZ_GLOBAL_BATCH((int)w->index, (uint32_t)got,
+			   BLITZ_GLOBAL_BATCH_ENABLED() ? inject_len(&rt->inject) : 0);
+	return tmp[0];
+}
+
+static void lifo_flush(struct blitz_worker *w, int reason)
+{
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
+	struct blitz_task *t = atomic_load_explicit(&w->lifo, memory_order_relaxed);
+
+	if (!t)
+		return;
+	atomic_store_explicit(&w->lifo, NULL, memory_order_relaxed);
+	BLITZ_LIFO_FLUSH((int)w->index, (uint64_t)(uintptr_t)t, reason);
+	push_ring(w, t);
+}
+
+static struct blitz_task *lifo_take(struct blitz_worker *w)
+{
+	struct blitz_task *t;
+
+	if (!w->rt->cfg.lifo)
+		return NULL;
+	if (w->lifo_polls >= BLITZ_MAX_LIFO_POLLS) {
+		lifo_flush(w, LIFO_FLUSH_CAP);
+		return NULL;
+	}
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
+	t = atomic_load_explicit(&w->lifo, memory_order_relaxed);
+	if (!t)
+		return NULL;
+	atomic_store_explicit(&w->lifo, NULL, memory_order_relaxed);
+	w->lifo_polls++;
+	stat_inc(w, lifo_hits);
+	BLITZ_LIFO_HIT((int)w->index, (uint64_t)(uintptr_t)t);
+	return t;
+}
+
+/*
+ * found_more - the last searcher found a task: is there
+ * more work that another worker could take?  Producers that saw us
+ * searching woke nobody, so their tasks, if any are left, are in a ring
+ * or the global queue; a steal leaves the rest of its half in our ring.
+ * Look at our slot, every ring and the global queue: what we found
+ * ourselves (our I/O completions reaped at the start of the tick, the
+ * one task a pool thread or a timer woke) says nothing about the rest.
+ * The fence argument covers producers that notify through
+ * runtime_notify_parked.  A push to a worker's own ring is checked with
+ * relaxed loads (runtime_notify_parked_local): its tail store may still
+ * be in the pusher's store buffer when we look, and then nobody wakes a
+ * sleeper for it; the pusher runs it itself, so that costs parallelism,
+ * bounded by the park timeout, as documented there (tests/model: the
+ * store buffer is not modelled).
+ * Waking a worker for nothing costs it a futex or ring round trip, and on
+ * a busy machine it preempts someone.
+ */
+static bool found_more(struct blitz_worker *w)
+{
+	/*
+	 * seq_cst fence: our searching -> not searching RMW before these
+	 * loads, against the producers' push; fence; load of num_searching
+	 * (runtime_notify_parked): either they saw us gone or we see them.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	/* bounded: our slot is ours to run; only work a worker is behind on counts. */
+	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		return runtime_has_work_behind(w->rt);
+	/* Relaxed: our own slot. */
+	return atomic_load_explicit(&w->lifo, memory_order_relaxed) || runtime_has_work(w->rt);
+}
+
+/*
+ * Leave the searching state; the last searcher to find work (from
+ * @source, -1: none) wakes another if there is more (found_more).
+ */
+static void end_searching(struct blitz_worker *w, int source)
+{
+	if (!w->searching)
+		return;
+	w->searching = false;
+	bool last = idle_transition_from_searching(&w->rt->idle);
+
+	/* Relaxed: a snapshot for the probe. */
+	BLITZ_SEARCHING_END((int)w->index, atomic_load_explicit(&w->rt->idle.num_searching,
+								memory_order_relaxed), source >= 0);
+	if (last && source >= 0 && found_more(w))
+		runtime_notify_parked(w->rt, (int)w->index);
+}
+
+static struct blitz_task *steal_work(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+	unsigned n = rt->num_workers;
+	uint32_t max = rt->cfg.steal == BLITZ_STEAL_ONE ? 1 : QUEUE_HALF;
+
+	if (n < 2)
+		return NULL;
+	if (!w->searching) {
+		if (!idle_try_become_searcher(&rt->idle))
+			return NULL;
+		w->searching = true;
+		/* Relaxed: a snapshot for the probe. */
+		BLITZ_SEARCHING_START((int)w->index,
+				      atomic_load_explicit(&rt->idle.num_searching,
+							   memory_order_relaxed));
+	}
+	unsigned start = (unsigned)(worker_rand(w) % n);
+	bool bounded = rt->cfg.wake == BLITZ_WAKE_BOUNDED;
+	uint64_t now = bounded ? clock_now_ns() : 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned v = (start + i) % n;
+		uint32_t taken;
+		int fail;
+		struct blitz_task *t;
+
+		if (v == w->index)
+			continue;
+		/*
+		 * bounded: take from a lower-numbered worker only when it is
+		 * behind; from a higher-numbered one always.  Connections drift
+		 * down, a lightly loaded runtime's I/O gathers in worker 0's
+		 * ring, and the others can stay asleep.
+		 */
+		if (bounded && v < w->index && !worker_behind(&rt->workers[v], now))
+			continue;
+		t = queue_steal_into(&rt->workers[v].queue, &w->queue, max, &taken, &fail);
+		if (t) {
+			stat_inc(w, steals);
+			stat_add(w, stolen, taken);
+			BLITZ_STEAL((int)w->index, (int)v, taken);
+			return t;
+		}
+		stat_inc(w, steal_fails);
+		BLITZ_STEAL_FAIL((int)w->index, (int)v, fail);
+	}
+	return NULL;
+}
+
+/*
+ * find_work - the next task for @w, in the seeds' order; NULL if none.
+ * *@search_ns grows by the time spent stealing (the other workers' rings
+ * and the last global check): not poll time, so not part of the EWMA
+ * sample (Tokio stops its poll-time clock around the steal phase too).
+ */
+static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_t *search_ns)
+{
+	uint64_t search_start;
+	struct blitz_task *t;
+
+	if (w->polls_since_global >= w->global_interval &&
+	    w->batch_head == w->batch_len &&
+	    (t = global_fetch(w))) {
+		*source = SRC_GLOBAL;
+		return t;
+	}
+	if ((t = batch_pop(w))) {
+		*source = SRC_BATCH;
+		return t;
+	}
+	if ((t = lifo_take(w))) {
+		*source = SRC_LIFO;
+		return t;
+	}
+	if ((t = queue_pop(&w->queue))) {
+		*source = SRC_RING;
+		return t;
+	}
+	if ((t = global_fetch(w))) {
+		*source = SRC_GLOBAL;
+		return t;
+	}
+	search_start = clock_now_ns();
+	if ((t = steal_work(w)))
+		*source = SRC_STEAL;
+	else if ((t = global_fetch(w)))
+		*source = SRC_GLOBAL;
+	*search_ns += clock_now_ns() - search_start;
+	return t;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Running tasks                                                           */
+
+/* run_task - poll @t once on @w (NULL: a helping non-worker thread). */
+static inline __attribute__((always_inline)) void
+run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
+{
+	int widx = w ? (int)w->index : -1;
+	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
+	uint64_t prev = task_transition_to_running(t);
+
+	if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
+		task_finish(t, widx, 1);	/* dropped, not polled */
+		return;
+	}
+	/* Counted where task_poll_start fires, so the two always agree. */
+	if (w)
+		stat_inc(w, polls);
+	current_task = t;
+	/* The poll's clock runs only in the traced copy, for a traced task. */
+	uint64_t poll_start = traced && task_traced(t) ? clock_now_ns() : 0;
+	if (traced)
+		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
+	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
+	if (traced)
+		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY,
+			   poll_start ? clock_now_ns() - poll_start : 0);
+	current_task = NULL;
+
+	if (r == BLITZ_READY) {
+		task_finish(t, widx, 0);
+		return;
+	}
+	if (task_transition_after_poll(t, cx.yielded) == TASK_RESCHEDULE)
+		t->vtable->reschedule(t);
+}
+
+static __attribute__((noinline, cold)) void
+run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
+{
+	run_task(w, t, source, true);
+}
+
+/*
+ * worker_run_task - poll @t once.  While a tracer holds task_poll_start's
+ * or task_poll_end's semaphore the copy with the probes runs; otherwise one
+ * without them, so that the probes' arguments (source, the worker index)
+ * are not kept live across the poll (docs/probes.md, "What an unattached
+ * probe costs").  Both semaphores are read: a tracer may attach to either.
+ */
+void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
+{
+	if (BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED())
+		run_task_traced(w, t, source);
+	else
+		run_task(w, t, source, false);
+}
+
+/* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
+static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t elapsed)
+{
+	uint64_t avg, interval;
+
+	if (tasks_run == 0)
+		return;
+	avg = elapsed / tasks_run;
+	w->ewma_poll_ns = (avg + 9 * w->ewma_poll_ns) / 10;
+	if (w->ewma_poll_ns == 0)
+		w->ewma_poll_ns = 1;
+	if (w->rt->cfg.global_interval) {
+		interval = w->rt->cfg.global_interval;
+	} else {
+		interval = BLITZ_TARGET_GLOBAL_LATENCY_NS / w->ewma_poll_ns;
+		if (interval < BLITZ_MIN_GLOBAL_INTERVAL)
+			interval = BLITZ_MIN_GLOBAL_INTERVAL;
+		if (interval > BLITZ_MAX_GLOBAL_INTERVAL)
+			interval = BLITZ_MAX_GLOBAL_INTERVAL;
+	}
+	w->global_interval = (uint32_t)interval;
+	/* Relaxed: statistics for worker_read_stats (one writer). */
+	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
+	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
+	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Parking                                                                 */
+
+/*
+ * sleep_in_io - sleep in the I/O driver instead of the futex, so that an I/O
+ * completion wakes this worker.  One worker at a time (the driver's reap
+ * lock).  Against worker_unpark, a Dekker pattern (seq_cst on both sides):
+ *   here:      futex UNPARKED -> PARKED;  io_parker = me;  recheck futex
+ *   unparker:  futex := NOTIFIED;         load io_parker;  if me: driver wake
+ * Either the recheck sees NOTIFIED (and we do not block), or the unparker
+ * sees io_parker and the driver wake makes the blocking reap return.
+ * Returns false if it could not sleep there (caller uses the futex);
+ * *@completions counts what its blocking reap completed.
+ */
+static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notified,
+			int *completions)
+{
+	struct blitz_runtime *rt = w->rt;
+	struct blitz_io *io = &rt->io;
+	uint32_t expect = PARK_UNPARKED;
+
+	/* Relaxed: a hint; nothing to wait for means the futex will do. */
+	if (atomic_load_explicit(&io->in_flight, memory_order_relaxed) == 0 ||
+	    pthread_mutex_trylock(&io->reap_lock))
+		return false;
+	if (atomic_compare_exchange_strong(&w->park.futex, &expect, PARK_PARKED)) {
+		atomic_store(&rt->io_parker, (int)w->index);
+		if (atomic_load(&w->park.futex) == PARK_PARKED)
+			*completions = io->backend->reap(io, timeout_ns);
+		/*
+		 * seq_cst as above, though any order would do: an unparker
+		 * that still sees us only wakes the driver for nothing.
+		 */
+		atomic_store(&rt->io_parker, -1);
+	}
+	pthread_mutex_unlock(&io->reap_lock);
+	/*
+	 * seq_cst (acq_rel would do, as in park_wait): consume a notification
+	 * and see what the waker wrote before it.
+	 */
+	*notified = atomic_exchange(&w->park.futex, PARK_UNPARKED) == PARK_NOTIFIED;
+	return true;
+}
+
+/*
+ * sleep_in_own_ring - a worker with an I/O queue of its own (io_uring: a
+ * ring per worker) parks there, so that its completions wake it.  As
+ * park_wait(), with PARK_PARKED_IO in the futex word: an unparker that
+ * finds it there wakes the queue instead (worker_unpark); one atomic
+ * word decides, so no wake is lost (the queue's wake is remembered if it
+ * comes before the sleep: backends/io_uring.c, uring_wait_own).
+ */
+static bool sleep_in_own_ring(struct blitz_worker *w, uint64_t timeout_ns, int *completions)
+{
+	uint32_t expect = PARK_UNPARKED;
+
+	/* acquire on failure: a NOTIFIED seen here pairs with the waker's swap. */
+	if (atomic_compare_exchange_strong_explicit(&w->park.futex, &expect, PARK_PARKED_IO,
+						    memory_order_acq_rel, memory_order_acquire))
+		*completions = io_driver_wait_own(&w->rt->io, timeout_ns);
+	/* acq_rel: consume a notification and see what the waker wrote before it. */
+	return atomic_exchange_explicit(&w->park.futex, PARK_UNPARKED,
+					memory_order_acq_rel) == PARK_NOTIFIED;
+}
+
+/*
+ * worker_sleep - park for at most @timeout_ns.  Returns true if notified;
+ * *@io_completions > 0 if it slept in the I/O driver and completions woke it.
+ */
+static bool worker_sleep(struct blitz_worker *w, uint64_t timeout_ns, int *io_completions)
+{
+	bool notified;
+
+	*io_completions = 0;
+	if (io_driver_has_own(&w->rt->io))
+		return sleep_in_own_ring(w, timeout_ns, io_completions);
+	if (sleep_in_io(w, timeout_ns, &notified, io_completions))
+		return notified;
+	return park_wait(&w->park, timeout_ns);
+}
+
+/* worker_unpark - wake @w wherever it sleeps (futex or I/O driver). */
+void worker_unpark(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	if (park_unpark(&w->park) == PARK_PARKED_IO) {
+		io_driver_wake_worker(&rt->io, w->index);
+		return;
+	}
+	/* seq_cst: the unparker's half of the pattern in sleep_in_io(). */
+	if (atomic_load(&rt->io_parker) == (int)w->index)
+		rt->io.backend->wake(&rt->io);
+}
+
+/*
+ * unpark_waker - who woke @w, for the unpark probe: the notifier's index
+ * (or WAKER_OUTSIDE) if the sleep consumed its notification (@notified);
+ * WAKER_UNKNOWN if a notifier claimed @w as its sleep ended by itself (a
+ * timeout): that notifier stores woken_by after its claim, so the value
+ * there may still be an older waker's; WAKER_NONE if nobody claimed it.
+ */
+static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
+{
+	if (reason != UNPARK_NOTIFIED)
+		return WAKER_NONE;
+	if (!notified)
+		return WAKER_UNKNOWN;
+	/*
+	 * Relaxed: the sleep's acq_rel exchange consumed the notifier's
+	 * NOTIFIED (park_unpark, seq_cst), which it swapped in after storing
+	 * woken_by (runtime_notify_parked): that store is visible here.  (A
+	 * notification left over from an earlier claim that raced a timeout
+	 * may be the one consumed; then this may be that earlier waker: rare,
+	 * and only the probe sees it.)
+	 */
+	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
+}
+
+/*
+ * lower_awake - is a worker numbered below @w awake (not parking)?
+ * seq_cst: see the store in worker_park.
+ */
+static bool lower_awake(struct blitz_worker *w)
+{
+	for (unsigned i = 0; i < w->index; i++)
+		if (atomic_load(&w->rt->workers[i].awake_since) != 0)
+			return true;
+	return false;
+}
+
+/*
+ * bounded_final_check - BLITZ_WAKE=bounded's final check: a ring whose
+ * owner is behind, or the global queue -- unless this tick left the
+ * global queue to the lower workers (defer_global) and one of them is
+ * still awake: it takes that work at its next global check or its own
+ * final check, instead of us notifying ourselves in a loop until it does.
+ * If it runs a long poll meanwhile, our park timeout finds it awake
+ * longer than the busy bound and we take the work then.
+ */
+static bool bounded_final_check(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	/* The global queue first (seq_cst, inject_len): see lower_awake. */
+	if (!inject_is_empty(&rt->inject) && !(w->defer_global && lower_awake(w)))
+		return true;
+	return runtime_rings_behind(rt);
+}
+
+static void worker_park(struct blitz_worker *w)
+{
+	struct blitz_runtime *rt = w->rt;
+	struct blitz_idle *idle = &rt->idle;
+	int reason, io_completions;
+	bool notified;
+	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from;
+
+	/*
+	 * From here on, wakes on this thread go to the global queue (seq_cst:
+	 * ordered before the bitmap update below, for readers on this thread
+	 * it only needs to be program-ordered).
+	 */
+	atomic_store(&w->transitioning_to_park, true);
+	lifo_flush(w, LIFO_FLUSH_PARK);
+	if (!queue_is_empty(&w->queue) || w->batch_head != w->batch_len)
+		goto out;
+
+	/*
+	 * bounded: no longer awake for worker_behind and lower_awake before
+	 * our final check.  seq_cst: against lower_awake's load in a higher
+	 * worker's final check, which follows its seq_cst load of the global
+	 * queue's length: either it sees us awake and we (later in the total
+	 * order) see its global task in our own final check, or it sees us
+	 * parking and notifies.
+	 */
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		atomic_store(&w->awake_since, 0);
+	idle_set_parked(idle, w->index, w->searching);
+	if (w->searching) {
+		w->searching = false;
+		BLITZ_SEARCHING_END((int)w->index, idle_searching(idle), 0);
+	}
+	/*
+	 * --- timers (core/time/driver.c): worker 0 sleeps at most until the next
+	 * expiry, 0 if one is due (then it does not sleep).  This publishes
+	 * its wake-up time, so that an earlier timer inserted from now on
+	 * unparks it (the Dekker pattern in core/time/driver.c). ---
+	 */
+	if (w->index == 0)
+		timeout = runtime_timer_park_timeout(rt, BLITZ_PARK_TIMEOUT_NS);
+	/*
+	 * Final check, after our bit is visible (the parker's half of idle.h).
+	 * shutdown: seq_cst, though a miss costs nothing: blitz_runtime_free()
+	 * unparks every worker after its store, and the park state keeps it.
+	 */
+	if (atomic_load(&rt->shutdown) || timeout == 0) {
+		if (!idle_unset_parked(idle, w->index))
+			w->searching = true;	/* claimed meanwhile: we search */
+		goto out;
+	}
+	/*
+	 * Work appeared since we looked: wake a sleeper as a searcher (often
+	 * ourselves: our futex is then NOTIFIED and the sleep below returns at
+	 * once) instead of taking our bit back and running it unannounced.
+	 * A searcher that finds work wakes the next one; a worker that just
+	 * ran the task would not, and a second queued task could wait behind
+	 * a long poll until a park timeout (model finding 1, RECHECK_NOTIFY in
+	 * tests/model/idle.pml; Tokio does the same).
+	 */
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED ? bounded_final_check(w) : runtime_has_work(rt))
+		runtime_notify_parked(rt, (int)w->index);
+
+	stat_inc(w, parks);
+	BLITZ_PARK((int)w->index, timeout);
+	/* The sleep is timed only while a tracer listens to unpark. */
+	slept_from = BLITZ_UNPARK_ENABLED() ? clock_now_ns() : 0;
+	notified = worker_sleep(w, timeout, &io_completions);
+	if (idle_unset_parked(idle, w->index)) {
+		/* Only the probe's reason: any order would do. */
+		if (atomic_load(&rt->shutdown))
+			reason = UNPARK_SHUTDOWN;
+		else
+			reason = io_completions > 0 ? UNPARK_IO : UNPARK_TIMEOUT;
+	} else {
+		/* A waker cleared our bit and made us a searcher. */
+		w->searching = true;
+		reason = UNPARK_NOTIFIED;
+	}
+	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified),
+		     slept_from ? clock_now_ns() - slept_from : 0);
+out:
+	/*
+	 * It ran out of work: keeping up; the busy clock restarts
+	 * (BLITZ_WAKE=bounded; nothing reads it under eager).  Relaxed: a
+	 * hint for worker_behind().
+	 */
+	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		atomic_store_explicit(&w->awake_since, 0, memory_order_relaxed);
+	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
+		runtime_timer_unparked(rt);
+	/* Relaxed: owner-only flag (see worker_schedule_local). */
+	atomic_store_explicit(&w->transitioning_to_park, false, memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The run loop                                                            */
+
+/*
+ * lower_keep_up - BLITZ_WAKE=bounded: are the workers numbered below @w
+ * neither behind (worker_behind) nor awake for wake_busy_ns without
+ * parking (preempted, or running a long poll)?
+ */
+static bool lower_keep_up(struct blitz_worker *w, uint64_t now)
+{
+	struct blitz_runtime *rt = w->rt;
+
+	for (unsigned i = 0; i < w->index; i++) {
+		struct blitz_worker *v = &rt->workers[i];
+
+		if (awake_too_long(v, now) || worker_behind(v, now))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * bounded_tick_start - BLITZ_WAKE=bounded's bookkeeping at the start of a
+ * tick (eager reads none of it): the tick's time, the first tick since a
+ * park, and whether this tick defers to the workers numbered below us.
+ */
+static void bounded_tick_start(struct blitz_worker *w, uint64_t start)
+{
+	w->tick_start = start;
+	/*
+	 * While the workers numbered below us keep up, this tick hands our
+	 * reaped wakes to them and leaves the global queue to them (a worker
+	 * that parks looks at the global queue: runtime_has_work_behind).
+	 */
+	w->defer_global = w->index > 0 && lower_keep_up(w, start);
+	/* The first tick since a park; relaxed: a hint for worker_behind(). */
+	if (atomic_load_explicit(&w->awake_since, memory_order_relaxed) == 0)
+		atomic_store_explicit(&w->awake_since, start, memory_order_relaxed);
+}
+
+static void worker_tick(struct blitz_worker *w)
+{
+	uint64_t start = clock_now_ns(), search_ns = 0;
+	uint32_t tasks_run = 0;
+	int source;
+
+	w->tick++;
+	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
+		bounded_tick_start(w, start);
+	w->budget = w->rt->cfg.budget;
+	w->lifo_polls = 0;
+	/* --- timers (core/time/driver.c): worker 0 drives the wheel. --- */
+	if (w->index == 0)
+		runtime_poll_timers(w->rt);
+	/*
+	 * I/O: any worker may reap completions, without waiting (try-lock).
+	 * Relaxed: a hint; a stale zero leaves them to the next tick.
+	 */
+	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0) {
+		/*
+		 * bounded: while the lower-numbered workers keep up, hand the
+		 * tasks our completions wake to them (the global queue; a
+		 * notify wakes the lowest-numbered sleeper), so that their next
+		 * I/O goes into those rings and ours empties.
+		 */
+		w->draining = w->defer_global;
+		io_driver_reap(&w->rt->io, 0);
+		w->draining = false;
+	}
+	while (w->budget > 0) {
+		struct blitz_task *t = find_work(w, &source, &search_ns);
+
+		if (!t)
+			break;
+		end_searching(w, source);
+		worker_run_task(w, t, source);
+		w->budget--;
+		w->polls_since_global++;
+		tasks_run++;
+	}
+	/* I/O: start what the polls submitted, in one go. */
+	if (tasks_run)
+		io_driver_flush(&w->rt->io);
+	if (w->budget == 0) {
+		stat_inc(w, budget_exhausted);
+		BLITZ_BUDGET_EXHAUSTED((int)w->index, w->tick);
+	}
+	update_interval(w, tasks_run, clock_now_ns() - start - search_ns);
+	if (tasks_run == 0)
+		worker_park(w);
+}
+
+void *worker_main(void *arg)
+{
+	struct blitz_worker *w = arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
+	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
+	current_worker = w;
+	io_driver_thread_start(&w->rt->io, w->index);	/* its own ring, if any */
+	/* Acquire: pairs with the release store in blitz_runtime_free(). */
+	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
+		worker_tick(w);
+	end_searching(w, -1);
+	io_driver_thread_stop(&w->rt->io);
+	current_worker = NULL;
+	return NULL;
+}
+
+void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *o)
+{
+	const struct worker_stats *s = &w->stats;
+
+	/* Relaxed: statistics, each a snapshot (one writer each, see stat_inc). */
+#define RD(f) o->f = atomic_load_explicit(&s->f, memory_order_relaxed)
+	RD(polls); RD(steals); RD(stolen); RD(steal_fails); RD(parks);
+	RD(lifo_hits); RD(global_batches); RD(global_tasks); RD(overflows);
+	RD(overflowed); RD(spawned); RD(budget_exhausted); RD(ewma_poll_ns);
+	RD(global_interval);
+#undef RD
+}

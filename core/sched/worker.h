@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/sched/worker.h - one worker thread and what it owns (seed 000).
+ *
+ * Owned by the worker's thread alone: the LIFO slot, the batch buffer, the
+ * tick/budget/EWMA state, the PRNG.  Shared: the ring (thieves), the park
+ * state (wakers), transitioning_to_park (read by wakers), the statistics
+ * (readers; one writer each).
+ */
+#ifndef BLITZ_CORE_WORKER_H
+#define BLITZ_CORE_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <blitz/stats.h>
+#include "park.h"
+#include "queue.h"
+
+struct blitz_runtime;
+struct blitz_task;
+
+/* Statistics: one writer (the worker), any reader; see stat_inc(). */
+struct worker_stats {
+	_Atomic uint64_t polls, steals, stolen, steal_fails, parks, lifo_hits,
+		global_batches, global_tasks, overflows, overflowed, spawned,
+		budget_exhausted, ewma_poll_ns, global_interval;
+};
+
+struct blitz_worker {
+	struct blitz_queue queue;		/* cache-line aligned inside */
+
+	alignas(CACHE_LINE) _Atomic(struct blitz_task *) lifo;
+	_Atomic bool transitioning_to_park;
+	bool searching;
+	bool draining;				/* bounded: this tick's reaped wakes go to the global queue */
+	bool defer_global;			/* bounded: this tick leaves the global queue to lower workers */
+	unsigned index;
+	struct blitz_runtime *rt;
+	uint64_t tick;
+	uint32_t budget;
+	uint32_t lifo_polls;
+	uint32_t polls_since_global;
+	uint32_t global_interval;
+	uint64_t ewma_poll_ns;
+	uint64_t tick_start;			/* ns, this tick's start */
+	_Atomic uint64_t awake_since;		/* ns, first tick after the last park; 0: parking */
+	uint64_t rng[2];			/* xorshift64+ */
+	uint32_t batch_head, batch_len;
+	struct blitz_task *batch[BLITZ_BATCH_BUFFER];
+	pthread_t thread;
+
+	alignas(CACHE_LINE) struct blitz_park park;
+	_Atomic int woken_by;			/* who unparked us (worker index, -1 outside) */
+
+	alignas(CACHE_LINE) struct worker_stats stats;
+};
+
+/*
+ * stat_inc - add to a counter that only this worker writes: a relaxed load
+ * and store, no read-modify-write; readers see some recent value.
+ */
+#define stat_add(w, field, n)						\
+	atomic_store_explicit(&(w)->stats.field,			\
+		atomic_load_explicit(&(w)->stats.field, memory_order_relaxed) + (n), \
+		memory_order_relaxed)
+#define stat_inc(w, field) stat_add(w, field, 1)
+
+void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned index);
+void *worker_main(void *arg);
+void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield);
+int worker_local_dest(struct blitz_worker *w, bool yield);
+void worker_unpark(struct blitz_worker *w);
+bool worker_behind(struct blitz_worker *v, uint64_t now);
+void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *out);
+void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source);
+
+/* The calling thread's worker (NULL off the workers) and polled task. */
+extern __thread struct blitz_worker *current_worker __attribute__((tls_model("initial-exec")));
+extern __thread struct blitz_task *current_task __attribute__((tls_model("initial-exec")));
+
+#endif
