@@ -16,7 +16,7 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
 make O="$o" -j2 > "$tmp/quiet.log" 2>&1 || { cat "$tmp/quiet.log"; exit 1; }
-grep -qE '^  CC      core/queue\.o$' "$tmp/quiet.log" && ok "quiet output" || bad "no '  CC      core/queue.o' line"
+grep -qE '^  CC      core/sched/queue\.o$' "$tmp/quiet.log" && ok "quiet output" || bad "no '  CC      core/sched/queue.o' line"
 grep -q -- '-Werror' "$tmp/quiet.log" && bad "quiet output shows commands" || true
 [ -f "$o/lib/libblitz.a" ] && [ -f "$o/lib/libblitz.so" ] && [ -x "$o/bin/sched-bench" ] &&
 	ok "out-of-tree artifacts in O=" || bad "artifacts missing in $o"
@@ -29,11 +29,11 @@ grep -q '  CC ' "$tmp/again.log" && bad "a second make rebuilt something" || ok 
 
 sleep 1; touch core/sched/queue.h
 make O="$o" > "$tmp/header.log" 2>&1
-grep -q 'CC      core/queue.o' "$tmp/header.log" && ok "header change rebuilds its users" || bad "core/sched/queue.h change did not rebuild core/queue.o"
-grep -q 'CC      core/config.o' "$tmp/header.log" && bad "header change rebuilt an object that does not include it" || true
+grep -q 'CC      core/sched/queue.o' "$tmp/header.log" && ok "header change rebuilds its users" || bad "core/sched/queue.h change did not rebuild core/sched/queue.o"
+grep -q 'CC      core/sched/config.o' "$tmp/header.log" && bad "header change rebuilt an object that does not include it" || true
 
 make O="$o" W=1 > "$tmp/flags.log" 2>&1 || { cat "$tmp/flags.log"; bad "W=1 build failed"; }
-grep -q 'CC      core/config.o' "$tmp/flags.log" && ok "flag change (W=1) rebuilds" || bad "W=1 did not rebuild"
+grep -q 'CC      core/sched/config.o' "$tmp/flags.log" && ok "flag change (W=1) rebuilds" || bad "W=1 did not rebuild"
 make O="$o" W=1 -j2 tests > "$tmp/w1tests.log" 2>&1 && ok "W=1: the tests build too" ||
 	{ grep -m5 error "$tmp/w1tests.log"; bad "W=1 tests build failed"; }
 
