@@ -329,7 +329,8 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 		 * buffer during that enter and posts its CQE there, so it costs
 		 * no syscall of its own; the task sees it at the next tick
 		 * (measured: less CPU per message than a send(2) at once, and
-		 * more messages per second; docs/io.md).
+		 * more messages per second; docs/io.md, "Why it is built
+		 * this way").
 		 */
 		sqe = own_sqe(r);
 		prep_op(sqe, op);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/blocking/pool.c - the blocking pool (seed 001, "Blocking Pool"; Tokio's
+ * core/blocking/pool.c - the blocking pool (docs/blocking.md; Tokio's
  * blocking spawner is the model).
  *
  * - Threads start on demand: a job queued while no thread is idle starts

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/chan/broadcast.c - the broadcast channel (seed 001, "BroadcastChannel"):
+ * core/chan/broadcast.c - the broadcast channel (docs/channels.md):
  * a ring that every receiver reads at its own position; senders never wait.
  *
  * Senders are serialised by a small lock (send_lock: a slot write and two

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/chan/channel.c - the bounded MPMC channel (seed 001, "Channel"):
+ * core/chan/channel.c - the bounded MPMC channel (docs/channels.md):
  * Dmitry Vyukov's bounded queue, a ring of slots each with a sequence number.
  *
  *   slot i starts with seq = 2i ("free for the send at position i").

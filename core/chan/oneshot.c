@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/chan/oneshot.c - the single-value channel (seed 001, "Oneshot").
+ * core/chan/oneshot.c - the single-value channel (docs/channels.md).
  *
- * States: EMPTY, RECEIVER_WAITING, VALUE_SENT, CLOSED (the seed's four) and
+ * States: EMPTY, RECEIVER_WAITING, VALUE_SENT, CLOSED (blitz/oneshot.h's four) and
  * SENDING, a transient state in which the sender owns the waker slot.
  *
  * Who may touch ch->waker:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/park.h - a worker's futex sleep (seed 000's ParkState):
+ * core/sched/park.h - a worker's futex sleep (docs/scheduler.md):
  * UNPARKED -> PARKED (the sleeper) -> NOTIFIED (a waker) -> UNPARKED.
  */
 #ifndef BLITZ_CORE_PARK_H

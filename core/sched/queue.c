@@ -2,10 +2,9 @@
 /*
  * core/sched/queue.c - the per-worker lock-free ring with the three-phase steal.
  *
- * Decision where the seeds disagree (DESIGN.md): the head is a u64 of two
- * u32 halves (seeds 001/004), and the steal's release CAS retries until it
- * succeeds (seed 004, as Tokio).  Seed 000's "abandon the steal when the
- * release CAS fails" would leave steal != real forever: the victim could
+ * Decisions (docs/scheduler.md, "Decisions"): the head is a u64 of two u32
+ * halves, and the steal's release CAS retries until it succeeds (as
+ * Tokio's).  Abandoning the steal when the release CAS fails would leave steal != real forever: the victim could
  * never overflow again and no thief could ever steal from it again, and the
  * claimed tasks would have been copied already (so abandoning cannot give
  * them back).  tests/model/ring.pml checks both choices.

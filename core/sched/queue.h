@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/queue.h - the per-worker 256-slot lock-free ring (seed 004).
+ * core/sched/queue.h - the per-worker 256-slot lock-free ring (docs/scheduler.md).
  *
  * head packs two 32-bit positions in one atomic word:
  *     head = steal << 32 | real
@@ -8,7 +8,7 @@
  * a steal is copying the slots [steal, real).  tail is written only by the
  * owner.  Positions are free-running u32 counters (index = pos & MASK);
  * 32-bit halves make a full wrap during one CAS window impossible in
- * practice (the seeds' 16-bit halves wrap after 65,536 operations).
+ * practice (16-bit halves would wrap after 65,536 operations).
  *
  * Invariants: steal <= real <= tail (mod 2^32), tail - steal <= CAPACITY.
  * The owner never writes a slot in [steal, tail): push checks

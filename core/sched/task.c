@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sched/task.c - the task state machine (seed 001), references, the task
+ * core/sched/task.c - the task state machine (docs/scheduler.md), references, the task
  * waker, join handles and cancellation.
  *
  * Lifecycle: IDLE -> SCHEDULED (a wake; the waker queues the task)

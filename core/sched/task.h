@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/task.h - the task header and its 64-bit packed state word (seed 001).
+ * core/sched/task.h - the task header and its 64-bit packed state word
+ * (docs/scheduler.md, "Tasks").
  *
  *  63            40 39      32 31     24 23       16 15      0
  * +----------------+----------+---------+-----------+---------+
@@ -37,7 +38,7 @@
 #define TASK_CANCELLED		(1ull << 25)
 #define TASK_JOIN_INTEREST	(1ull << 26)
 #define TASK_DETACHED		(1ull << 27)
-#define TASK_JOIN_WAKER		(1ull << 28)	/* join_waker is set (beyond the seed's four) */
+#define TASK_JOIN_WAKER		(1ull << 28)	/* join_waker is set (blitz's own flag) */
 #define TASK_TRACED		(1ull << 29)	/* its task_* probes fire (trace sampling) */
 
 #define TASK_SHIELD_SHIFT	32

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sched/worker.c - the worker run loop, work finding, and parking (seed 000).
+ * core/sched/worker.c - the worker run loop, work finding, and parking (docs/scheduler.md).
  *
  * Work-finding order (find_work):
  *   0. the global queue first when a global check is due (every
@@ -70,7 +70,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->budget = rt->cfg.budget;
 	w->lifo_polls = 0;
 	w->polls_since_global = 0;
-	w->ewma_poll_ns = 50000;	/* the seeds' default: interval 20 */
+	w->ewma_poll_ns = 50000;	/* initial average: interval 20 */
 	w->tick_start = 0;
 	atomic_init(&w->awake_since, 0);
 	w->global_interval = rt->cfg.global_interval ? rt->cfg.global_interval
@@ -116,8 +116,8 @@ static bool awake_too_long(struct blitz_worker *v, uint64_t now)
  * spreads), or the ring overflowed (@overflowed).  Otherwise this worker
  * is keeping up: with a ring per worker, a woken worker would take half
  * the connections into its own ring, and on a machine with fewer cores
- * than runnable threads they then wait whenever it is preempted (docs/io.md,
- * "Where the 2-worker p99 comes from").  What a skipped wake can cost is
+ * than runnable threads they then wait whenever it is preempted
+ * (docs/scheduler.md, "Waking another worker").  What a skipped wake can cost is
  * the same as for any local push (runtime_notify_parked_local): parallelism
  * until the owner parks or a sleeper's 10 ms timeout, never a task.
  */
@@ -210,7 +210,7 @@ int worker_local_dest(struct blitz_worker *w, bool yield)
  * for a wake or a spawn (evicting the old occupant to the ring), the back of
  * the ring for a yield or when the LIFO slot is switched off.  While @w is
  * on its way to park the task goes to the global queue instead, so that it
- * is not left in a slot that is about to be flushed (seed 000).
+ * is not left in a slot that is about to be flushed.
  */
 void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
@@ -423,7 +423,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 }
 
 /*
- * find_work - the next task for @w, in the seeds' order; NULL if none.
+ * find_work - the next task for @w, in the order above; NULL if none.
  * *@search_ns grows by the time spent stealing (the other workers' rings
  * and the last global check): not poll time, so not part of the EWMA
  * sample (Tokio stops its poll-time clock around the steal phase too).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/worker.h - one worker thread and what it owns (seed 000).
+ * core/sched/worker.h - one worker thread and what it owns (docs/scheduler.md).
  *
  * Owned by the worker's thread alone: the LIFO slot, the batch buffer, the
  * tick/budget/EWMA state, the PRNG.  Shared: the ring (thieves), the park

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sync/barrier.c - the generation barrier (seed 001, "Barrier").
+ * core/sync/barrier.c - the generation barrier (docs/sync.md).
  *
  * n participants arrive per generation; the nth is the leader: it starts
  * the next generation (arrived = 0, generation + 1) and grants every waiter

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sync/mutex.c - the async Mutex (seed 001): a semaphore of one
+ * core/sync/mutex.c - the async Mutex (docs/sync.md): a semaphore of one
  * permit, so it inherits the semaphore's FIFO hand-off and its guarantee
  * that try_lock() never barges past queued tasks.  Unlock passes the lock
  * straight to the head waiter; the probes report kind 1.

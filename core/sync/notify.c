@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sync/notify.c - Notify (seed 001): notify_one wakes the first queued
+ * core/sync/notify.c - Notify (docs/sync.md): notify_one wakes the first queued
  * waiter or, when nobody waits, stores one permit (at most one: repeated
  * notifications with nobody waiting coalesce); notify_waiters wakes every
  * task queued at the time of the call and stores nothing.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sync/oncecell.c - OnceCell (seed 001): lazy one-time initialization.
+ * core/sync/oncecell.c - OnceCell (docs/sync.md): lazy one-time initialization.
  *
  *   UNINITIALIZED --CAS--> INITIALIZING --store--> INITIALIZED
  *         ^                     |

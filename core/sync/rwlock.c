@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sync/rwlock.c - the async RwLock (seed 001), built like Tokio's on a
+ * core/sync/rwlock.c - the async RwLock (docs/sync.md), built like Tokio's on a
  * semaphore of BLITZ_RWLOCK_MAX_READERS permits: a reader takes one, a
  * writer takes them all.  The semaphore's rules give the guarantees:
  *  - many readers or one writer (a writer holds every permit);

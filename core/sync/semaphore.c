@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sync/semaphore.c - the counting semaphore (seed 001, "Semaphore"),
+ * core/sync/semaphore.c - the counting semaphore (docs/sync.md),
  * the base of Mutex (one permit) and RwLock (BLITZ_RWLOCK_MAX_READERS).
  *
- * Anti-starvation, as in the seed and Tokio's batch semaphore:
+ * Anti-starvation, as in Tokio's batch semaphore:
  *  - permits go straight to queued waiters, head first: the head takes what
  *    there is (w->want counts what it still misses), and only permits that
  *    no waiter needs are added to the available count;

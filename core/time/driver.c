@@ -27,7 +27,7 @@
  *
  * The race between worker 0 choosing how long to sleep and another thread
  * inserting an earlier timer is closed by a Dekker pattern (seq_cst on both
- * sides, as the idle protocol in core/idle.h):
+ * sides, as the idle protocol in core/sched/idle.h):
  *   inserter:  insert; store timer_next = min(timer_next, due);
  *              load timer_wake_at; if due < it, unpark worker 0.
  *   worker 0:  store timer_wake_at = now + 10 ms;
@@ -36,7 +36,7 @@
  * the new deadline), or the inserter's load sees timer_wake_at (and unparks
  * worker 0).  An unpark that comes before worker 0 is asleep is not lost:
  * it leaves the park state NOTIFIED and park_wait() returns at once
- * (core/park.c).  Worker 0 stores timer_wake_at = 0 when it wakes; an
+ * (core/sched/park.c).  Worker 0 stores timer_wake_at = 0 when it wakes; an
  * inserter that sees 0 leaves it alone, and worker 0 polls the wheel at the
  * start of its next tick, before it can park again.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/time/timer.h - the hierarchical timer wheel (seed 001, "Timer Wheel").
+ * core/time/timer.h - the hierarchical timer wheel (docs/time.md).
  *
  * The wheel (struct timer_wheel, timer_wheel_*) is a plain data structure:
  * no locks, no clock, no runtime.  Its user passes the time in (`now`), so
@@ -22,8 +22,7 @@
  *   level 1: 64 ms slots,       4.1 s range    (2^12 ms)
  *   level 2: 4.1 s slots,       4.4 min range  (2^18 ms)
  *   level 3: 4.4 min slots,     4.7 h range    (2^24 ms)
- *   level 4: 4.7 h slots,       12.4 d range   (2^30 ms; the seed rounds
- *                                               to "4h" and "10.7d")
+ *   level 4: 4.7 h slots,       12.4 d range   (2^30 ms)
  *   overflow list: deadlines 2^30 ms or more ahead of the wheel's time.
  *
  * Invariants (elapsed = the last tick processed; all under the owner's lock):

@@ -176,7 +176,7 @@ void timer_wheel_init(struct timer_wheel *w, uint64_t now_ns)
 /*
  * level_for - the level of a tick @when > @ref, for a wheel whose time is
  * @ref: the level of the highest bit in which they differ (six bits a
- * level; seed 001's clz formula), capped at the top level, which is a ring
+ * level, found with clz), capped at the top level, which is a ring
  * (I3).  Only for when - ref < TIMER_RANGE.
  */
 static unsigned level_for(uint64_t ref, uint64_t when)

@@ -4,7 +4,7 @@
  * (blitz/blocking.h), the tracker's issue 9.  The job is trivial (it
  * returns its argument), so what is measured is the pool: queueing a job,
  * waking a pool thread, and waking the waiter again.  One JSON line per
- * benchmark, DESIGN.md's format plus rates, latency and threads:
+ * benchmark, docs/design.md's bench JSON plus rates, latency and threads:
  *
  * {"runtime":"blitz","bench":"blocking_roundtrip","workers":2,
  *  "backend":"io_uring","from":"task","ops":2000,"iters":15,"median_ns":...,

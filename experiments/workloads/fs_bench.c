@@ -4,7 +4,7 @@
  * io_uring's own reads (the fs module on the io_uring backend) against the
  * blocking pool (the fs module on epoll and poll: one pool job per read),
  * the tracker's issue 9.  One JSON line per backend, block size and task
- * count, DESIGN.md's format plus throughput and per-read latency:
+ * count, docs/design.md's bench JSON plus throughput and per-read latency:
  *
  * {"runtime":"blitz","bench":"fs_read","workers":2,"backend":"io_uring",
  *  "via":"io_uring","cache":"warm","file_bytes":268435456,

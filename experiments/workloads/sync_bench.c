@@ -2,7 +2,7 @@
 /*
  * sync-bench - the synchronization primitives and channels of blitz, on the
  * 18 benchmarks blitz-io compares with Tokio (the tracker's issue 6).  One
- * JSON line per benchmark, DESIGN.md's format plus allocations per op:
+ * JSON line per benchmark, docs/design.md's bench JSON plus allocations per op:
  *
  * {"runtime":"blitz","bench":"mutex_try_lock","workers":1,"backend":"none",
  *  "ops":1000000,"iters":15,"median_ns":...,"min_ns":...,"ns_per_op":...,

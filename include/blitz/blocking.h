@@ -2,7 +2,7 @@
 /*
  * blitz/blocking.h - the blocking pool: run a function that blocks (a
  * syscall that cannot be made asynchronous, a long computation) on a
- * thread of its own, away from the workers (seed 001, "Blocking Pool").
+ * thread of its own, away from the workers (docs/blocking.md).
  *
  * A job (struct blitz_blocking) is a value the caller places: in the
  * awaiting task's state, or on the stack of a thread outside the runtime.

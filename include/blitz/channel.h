@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * blitz/channel.h - async channels and combinators (seed 001, "Channel
- * Design"): a bounded MPMC channel on a Vyukov ring, a broadcast channel
+ * blitz/channel.h - async channels and combinators (docs/channels.md): a
+ * bounded MPMC channel on a Vyukov ring, a broadcast channel
  * with lagging receivers, a watch (latest value + generation), select over
  * several receives, and join/race over several awaitables.
  *

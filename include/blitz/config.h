@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Seeds' constants (docs/scheduler.md). */
+/* The scheduler's constants (docs/scheduler.md, "Constants"). */
 #define BLITZ_BUDGET_PER_TICK        128
 #define BLITZ_MAX_LIFO_POLLS         3
 #define BLITZ_QUEUE_CAPACITY         256
@@ -38,18 +38,18 @@
 
 /* The blocking pool (docs/blocking.md). */
 #define BLITZ_BLOCKING_THREADS_LIMIT 32768	/* most threads a cap may allow */
-#define BLITZ_BLOCKING_IDLE_MS       10000	/* seed 001: 10 s idle timeout */
+#define BLITZ_BLOCKING_IDLE_MS       10000	/* 10 s idle timeout */
 #define BLITZ_BLOCKING_IDLE_MS_LIMIT 86400000	/* one day */
 
 enum blitz_steal_policy {
-	BLITZ_STEAL_HALF = 0,	/* ceil(n/2), capped at capacity/2 (the seeds) */
+	BLITZ_STEAL_HALF = 0,	/* ceil(n/2), capped at capacity/2 (default) */
 	BLITZ_STEAL_ONE  = 1,	/* one task per steal (ablation) */
 };
 
 /*
  * When a push to a worker's own queue wakes a parked worker
- * (BLITZ_WAKE=eager|bounded; docs/io.md, "Where the 2-worker p99 comes
- * from").  eager: whenever the LIFO slot and the ring hold more than one
+ * (BLITZ_WAKE=eager|bounded; docs/scheduler.md, "Waking another
+ * worker").  eager: whenever the LIFO slot and the ring hold more than one
  * task (Tokio's rule).  bounded: only when that backlog times the worker's
  * EWMA poll time reaches wake_backlog_ns, when the worker has been awake
  * without parking for wake_busy_ns, or when the ring overflowed; otherwise
@@ -87,7 +87,7 @@ struct blitz_config {
 };
 
 /**
- * blitz_config_default - fill @cfg with the defaults of the seeds.
+ * blitz_config_default - fill @cfg with the defaults (docs/scheduler.md).
  */
 void blitz_config_default(struct blitz_config *cfg);
 

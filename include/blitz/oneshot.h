@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * blitz/oneshot.h - single-value channel with the 4-state machine of the
- * seeds: EMPTY -> VALUE_SENT, EMPTY -> RECEIVER_WAITING -> VALUE_SENT,
+ * blitz/oneshot.h - single-value channel with a 4-state machine:
+ * EMPTY -> VALUE_SENT, EMPTY -> RECEIVER_WAITING -> VALUE_SENT,
  * EMPTY|RECEIVER_WAITING -> CLOSED (and a brief SENDING while the sender
  * takes the receiver's waker; core/chan/oneshot.c).
  *

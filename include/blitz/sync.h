@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * blitz/sync.h - async synchronization primitives: Semaphore, Mutex, RwLock,
- * Barrier, Notify, OnceCell and CancelToken (seed 001, "Synchronization
- * Primitives"; docs/sync.md).
+ * Barrier, Notify, OnceCell and CancelToken (docs/sync.md).
  *
  * Every primitive is async-aware: a contended task registers a waiter and
  * returns BLITZ_PENDING to the scheduler; it never blocks its worker thread.

@@ -41,7 +41,7 @@ struct blitz_cx;
 struct blitz_runtime;
 
 /*
- * Type erasure, as in the seeds: poll and drop are the user's; schedule and
+ * Type erasure through a vtable: poll and drop are the user's; schedule and
  * reschedule are the runtime's (BLITZ_TASK_VTABLE fills them in).
  *  - poll(state, cx): run the task until it is done or must wait.
  *  - drop(state): release what the state holds; called once, on a worker,

@@ -54,7 +54,7 @@
  *                     check demands that the others run every queued task
  *                     except those in the hung workers' LIFO slots
  *
- * The protocol as seeds 000/001 specify it, where core/ differs:
+ * The protocol as first designed, where core/ differs (docs/scheduler.md):
  *   SPEC_END_ANY      the last searcher notifies whenever it finds a task
  *                     (core/: only when found_more sees more work after
  *                     leaving the searchers: its slot, any ring, the
@@ -663,7 +663,7 @@ run_task:
 	 * end_searching(w, source): the last searcher notifies only when
 	 * found_more sees more work after the decrement: our slot, any ring
 	 * (a steal left the rest of its half in ours), the inject queue
-	 * (SPEC_END_ANY: always, as the seeds and core/ before found_more;
+	 * (SPEC_END_ANY: always, as first designed and core/ before found_more;
 	 * FOUND_MORE_OWN: the loads only for a task of our own)
 	 */
 	assert(!transitioning);

@@ -37,7 +37,7 @@
  *
  * Bug variants (compile-time macros, spin -DNAME -a ring.pml):
  *   BUG_ABANDON_STEAL   the stealer gives up when its release CAS fails
- *                       (seed 000's wording) instead of retrying (seed 004,
+ *                       (the design's other form) instead of retrying (as
  *                       Tokio): steal_head stays behind real_head forever.
  *   BUG_ROOM_CHECK_REAL queue_push measures free room from real head instead
  *                       of steal head, so it can reuse slots that an
@@ -46,7 +46,7 @@
  *                       claim CAS suffers ABA when the owner pops a whole
  *                       wrap's worth of tasks while a stealer sleeps between
  *                       its head load and its CAS -- why blitz uses 32-bit
- *                       halves (DESIGN.md) rather than seed 000's 16-bit ones.
+ *                       halves rather than 16-bit ones (docs/scheduler.md).
  *   NO_HEAD_INV         (with a bug variant) check only the slot-level
  *                       assertions, not the head invariants, to see the
  *                       overwrite itself rather than the broken invariant.
@@ -336,7 +336,7 @@ rel_retry:
 					:: ok -> skip
 					:: else ->
 #ifdef BUG_ABANDON_STEAL
-						/* seed 000: "the steal is abandoned" */
+						/* the design's other form: the steal is abandoned */
 						d_step {
 							inflight--;
 							assert(HEAD_OK(head, tail))

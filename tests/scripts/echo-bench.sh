@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # echo-bench.sh - echo-bench runs on each backend and prints one JSON line
-# with the fields DESIGN.md and run-echo expect, msgs > 0; --server-only and
+# with the fields docs/design.md and run-echo expect, msgs > 0; --server-only and
 # --client-only work as two processes (the server stops on SIGTERM and on
 # EOF on stdin); bad options exit 2.  Numbers only: no timing assertions.
 set -euo pipefail

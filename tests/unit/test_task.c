@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_task.c - every transition of the task state machine (seed 001),
+ * test_task.c - every transition of the task state machine (docs/scheduler.md),
  * references and wakers, on tasks that no worker runs.
  */
 #include <stdlib.h>

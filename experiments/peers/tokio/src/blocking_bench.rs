@@ -1,7 +1,7 @@
 //! blocking-bench-tokio: the Tokio side of blitz's blocking-bench
 //! (experiments/workloads/blocking_bench.c): a trivial closure's trip through
 //! Tokio's blocking pool, with the same names, parameters and JSON
-//! (DESIGN.md's format plus ops_per_sec, p50_ns, p99_ns, max_ns, os_threads).
+//! (docs/design.md's bench JSON plus ops_per_sec, p50_ns, p99_ns, max_ns, os_threads).
 //!
 //! Usage: blocking-bench-tokio [--workers N] [--iters K] [--warmup W] [--ops N]
 //!                             [--bench NAME|all|NAME,NAME..] [--list]

@@ -1,7 +1,7 @@
 //! sync-bench-tokio: the Tokio side of blitz's sync-bench
 //! (experiments/workloads/sync_bench.c): the 18 benchmarks blitz-io compares
 //! with Tokio, on tokio::sync, with the same names, parameters and JSON
-//! (DESIGN.md's format plus `allocs_per_op`).
+//! (docs/design.md's bench JSON plus `allocs_per_op`).
 //!
 //! Usage: sync-bench-tokio [--workers N] [--iters K] [--warmup W] [--ops N]
 //!                         [--bench NAME|all|NAME,NAME..] [--list]
