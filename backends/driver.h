@@ -31,7 +31,6 @@ enum { IO_OP_IDLE = 0, IO_OP_PENDING = 1, IO_OP_DONE = 2 };
 struct blitz_io;
 
 struct io_backend {
-	const char *name;
 	enum blitz_io_backend kind;
 	int (*init)(struct blitz_io *io);
 	void (*deinit)(struct blitz_io *io);
@@ -78,7 +77,6 @@ void io_driver_shutdown(struct blitz_io *io);
 int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns);
 void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result);
 int io_perform(struct blitz_io_op *op);
-int io_parse_backend(const char *name, enum blitz_io_backend *out);
 
 /* io_driver_flush - start what this thread submitted but the backend queued. */
 static inline void io_driver_flush(struct blitz_io *io)

@@ -127,7 +127,6 @@ static void epoll_wake(struct blitz_io *io)
 }
 
 const struct io_backend epoll_backend = {
-	.name = "epoll",
 	.kind = BLITZ_BACKEND_EPOLL,
 	.init = epoll_init,
 	.deinit = epoll_deinit,

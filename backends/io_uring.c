@@ -798,7 +798,6 @@ static void uring_wake(struct blitz_io *io)
 }
 
 const struct io_backend io_uring_backend = {
-	.name = "io_uring",
 	.kind = BLITZ_BACKEND_IO_URING,
 	.init = uring_init,
 	.deinit = uring_deinit,

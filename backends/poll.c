@@ -177,7 +177,6 @@ static void poll_wake(struct blitz_io *io)
 }
 
 const struct io_backend poll_backend = {
-	.name = "poll",
 	.kind = BLITZ_BACKEND_POLL,
 	.init = poll_init,
 	.deinit = poll_deinit,
