@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include "compiler.h"
 
 struct spinlock {
 	_Atomic bool locked;
@@ -29,7 +30,7 @@ static inline void spin_lock(struct spinlock *l)
 		/* Relaxed: only waits for the holder's release; the exchange acquires. */
 		while (atomic_load_explicit(&l->locked, memory_order_relaxed)) {
 			if (++spins < 64)
-				__builtin_ia32_pause();
+				cpu_relax();
 			else
 				sched_yield();
 		}

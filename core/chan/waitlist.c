@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include "../clock.h"
+#include "../compiler.h"
 #include "waitlist.h"
 
 /* The node is one cache line (channel.h says 64 bytes). */
@@ -20,7 +21,7 @@ _Static_assert(sizeof(struct blitz_chan_waiter) == 64, "waiter node size");
 void chan_pause(unsigned *spins)
 {
 	if (++*spins < 64)
-		__builtin_ia32_pause();
+		cpu_relax();
 	else
 		sched_yield();	/* let a preempted lock holder or writer run */
 }

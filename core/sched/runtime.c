@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "../clock.h"
+#include "../compiler.h"
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
@@ -155,7 +156,7 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 			break;
 		if (w != IDLE_CLAIM_LAST_GAVE_BACK || !runtime_has_work(rt))
 			return;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 	/* Relaxed: published by park_unpark's exchange. */
 	atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
