@@ -174,28 +174,6 @@ bool runtime_has_work(struct blitz_runtime *rt)
 	return false;
 }
 
-/*
- * runtime_has_work_behind - BLITZ_WAKE=bounded's runtime_has_work: the
- * global queue, or a ring whose owner is behind (worker_behind); a ring
- * whose owner keeps up is left to it.
- */
-bool runtime_has_work_behind(struct blitz_runtime *rt)
-{
-	return !inject_is_empty(&rt->inject) || runtime_rings_behind(rt);
-}
-
-/* runtime_rings_behind - a ring whose owner is behind (worker_behind)? */
-bool runtime_rings_behind(struct blitz_runtime *rt)
-{
-	uint64_t now;
-
-	now = clock_now_ns();
-	for (unsigned i = 0; i < rt->num_workers; i++)
-		if (worker_behind(&rt->workers[i], now))
-			return true;
-	return false;
-}
-
 /* runtime_schedule - queue @t from a thread that is not one of @rt's workers. */
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield)
 {
