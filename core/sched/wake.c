@@ -2,7 +2,8 @@
 /*
  * core/sched/wake.c - BLITZ_WAKE=bounded's halves of the wake hooks
  * (wake.h, which has eager's beside them and describes both policies).
- * None of this runs under eager.
+ * None of this runs under eager.  (The owner's own test after a local
+ * push, wake_bounded_local_push, is inline in wake.h: it runs per push.)
  *
  * "Behind": a worker whose backlog (its ring length x its EWMA poll time)
  * reaches wake_backlog_ns, or that has been awake without parking for
@@ -14,19 +15,6 @@
  * run them.
  */
 #include "wake.h"
-
-/*
- * awake_too_long - has @v been awake without parking for wake_busy_ns at
- * @now?  Relaxed: awake_since is written by @v alone (wake_tick_start,
- * wake_park_begin/_end) and read as a hint; no other data is read
- * through it.
- */
-static bool awake_too_long(struct blitz_worker *v, uint64_t now)
-{
-	uint64_t since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
-
-	return since && now > since && now - since >= v->rt->cfg.wake_busy_ns;
-}
 
 /* wake_worker_behind - is @v, seen from another thread at @now, behind? */
 bool wake_worker_behind(struct blitz_worker *v, uint64_t now)
@@ -42,20 +30,6 @@ bool wake_worker_behind(struct blitz_worker *v, uint64_t now)
 	 */
 	return n * atomic_load_explicit(&v->stats.ewma_poll_ns, memory_order_relaxed) >=
 	       cfg->wake_backlog_ns || awake_too_long(v, now);
-}
-
-/*
- * wake_bounded_local_push - the owner's own view after a push that left
- * @n tasks: behind by its private EWMA and this tick's start time.
- * Otherwise it keeps up: with a ring per worker, a woken worker would take
- * half the connections into its own ring, and on a machine with fewer
- * cores than runnable threads they then wait whenever it is preempted
- * (docs/io.md, "Where the 2-worker p99 comes from").
- */
-bool wake_bounded_local_push(struct blitz_worker *w, size_t n)
-{
-	return n * w->ewma_poll_ns >= w->rt->cfg.wake_backlog_ns ||
-	       awake_too_long(w, w->tick_start);
 }
 
 /* rings_behind - a ring whose owner is behind? */

@@ -36,7 +36,6 @@
 
 /* bounded's halves of the hooks (wake.c). */
 bool wake_worker_behind(struct blitz_worker *v, uint64_t now);
-bool wake_bounded_local_push(struct blitz_worker *w, size_t n);
 bool wake_bounded_has_work(struct blitz_runtime *rt);
 bool wake_bounded_final_check(struct blitz_worker *w);
 void wake_bounded_tick_start(struct blitz_worker *w, uint64_t start);
@@ -44,6 +43,34 @@ void wake_bounded_tick_start(struct blitz_worker *w, uint64_t start);
 static inline bool wake_is_bounded(const struct blitz_runtime *rt)
 {
 	return rt->cfg.wake == BLITZ_WAKE_BOUNDED;
+}
+
+/*
+ * awake_too_long - bounded: has @v been awake without parking for
+ * wake_busy_ns at @now?  Relaxed: awake_since is written by @v alone
+ * (wake_tick_start, wake_park_begin/_end) and read as a hint; no other
+ * data is read through it.
+ */
+static inline bool awake_too_long(struct blitz_worker *v, uint64_t now)
+{
+	uint64_t since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
+
+	return since && now > since && now - since >= v->rt->cfg.wake_busy_ns;
+}
+
+/*
+ * wake_bounded_local_push - bounded, the owner's own view after a push
+ * that left @n tasks: is it behind, by its private EWMA and this tick's
+ * start time?  Otherwise it keeps up: with a ring per worker, a woken
+ * worker would take half the connections into its own ring, and on a
+ * machine with fewer cores than runnable threads they then wait whenever
+ * it is preempted (docs/io.md, "Where the 2-worker p99 comes from").
+ * Inline, unlike the rest of bounded: it runs on every such push.
+ */
+static inline bool wake_bounded_local_push(struct blitz_worker *w, size_t n)
+{
+	return n * w->ewma_poll_ns >= w->rt->cfg.wake_backlog_ns ||
+	       awake_too_long(w, w->tick_start);
 }
 
 /* wake_init - bounded's state of a new worker: not deferring, parked. */
