@@ -28,17 +28,23 @@ static const struct io_backend *const backends[] = {
 };
 #define NR_BACKENDS (sizeof(backends) / sizeof(backends[0]))
 
+/* The one table of backend names: BLITZ_BACKEND's words, the probes' labels. */
 static const char *const kind_names[] = {
 	[BLITZ_BACKEND_AUTO] = "auto",
 	[BLITZ_BACKEND_IO_URING] = "io_uring",
 	[BLITZ_BACKEND_EPOLL] = "epoll",
 	[BLITZ_BACKEND_POLL] = "poll",
 };
+#define NR_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))
 
-/* io_parse_backend - "io_uring", "epoll", "poll" or "auto"; -EINVAL else. */
-int io_parse_backend(const char *name, enum blitz_io_backend *out)
+const char *blitz_backend_name(enum blitz_io_backend b)
 {
-	for (unsigned i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
+	return (unsigned)b < NR_KINDS ? kind_names[b] : NULL;
+}
+
+int blitz_backend_parse(const char *name, enum blitz_io_backend *out)
+{
+	for (unsigned i = 0; i < NR_KINDS; i++) {
 		if (!strcmp(name, kind_names[i])) {
 			*out = (enum blitz_io_backend)i;
 			return 0;
@@ -80,15 +86,15 @@ int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt,
 		}
 		if (i + 1 < NR_BACKENDS)
 			fprintf(stderr, "blitz: %s unavailable (%s)%s; using %s\n",
-				backends[i]->name, strerror(-err),
+				kind_names[backends[i]->kind], strerror(-err),
 				forced && i == first ? " although it was asked for" : "",
-				backends[i + 1]->name);
+				kind_names[backends[i + 1]->kind]);
 	}
 	/* Nothing after the asked-for one worked: try those before it. */
 	for (unsigned i = 0; i < first; i++) {
 		err = backends[i]->init(io);
 		if (err == 0) {
-			fprintf(stderr, "blitz: using %s\n", backends[i]->name);
+			fprintf(stderr, "blitz: using %s\n", kind_names[backends[i]->kind]);
 			io->backend = backends[i];
 			return 0;
 		}

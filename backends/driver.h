@@ -30,9 +30,23 @@ enum { IO_OP_IDLE = 0, IO_OP_PENDING = 1, IO_OP_DONE = 2 };
 
 struct blitz_io;
 
+/*
+ * What a backend can do besides sockets and pipes (struct io_backend.caps);
+ * code outside backends/ asks these (io_driver_can), not which backend runs.
+ */
+enum {
+	/*
+	 * The file opcodes (blitz_io_opcode_is_file) and reads and writes of
+	 * regular files, completed without blocking a worker.  The readiness
+	 * backends cannot: a regular file is always "ready", so the syscall
+	 * would block (core/io/fs.c runs these on the blocking pool there).
+	 */
+	IO_CAP_FILES = 1u << 0,
+};
+
 struct io_backend {
-	const char *name;
 	enum blitz_io_backend kind;
+	unsigned caps;				/* IO_CAP_* */
 	int (*init)(struct blitz_io *io);
 	void (*deinit)(struct blitz_io *io);
 	/* Start @op.  0: it will complete later; else the result, now (not -EAGAIN). */
@@ -78,7 +92,12 @@ void io_driver_shutdown(struct blitz_io *io);
 int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns);
 void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result);
 int io_perform(struct blitz_io_op *op);
-int io_parse_backend(const char *name, enum blitz_io_backend *out);
+
+/* io_driver_can - does the running backend have capability @cap (IO_CAP_*)? */
+static inline bool io_driver_can(const struct blitz_io *io, unsigned cap)
+{
+	return io->backend->caps & cap;
+}
 
 /* io_driver_flush - start what this thread submitted but the backend queued. */
 static inline void io_driver_flush(struct blitz_io *io)

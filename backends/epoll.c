@@ -127,8 +127,8 @@ static void epoll_wake(struct blitz_io *io)
 }
 
 const struct io_backend epoll_backend = {
-	.name = "epoll",
 	.kind = BLITZ_BACKEND_EPOLL,
+	.caps = 0,		/* readiness only: files go to the blocking pool */
 	.init = epoll_init,
 	.deinit = epoll_deinit,
 	.submit = epoll_submit,

@@ -799,8 +799,8 @@ static void uring_wake(struct blitz_io *io)
 }
 
 const struct io_backend io_uring_backend = {
-	.name = "io_uring",
 	.kind = BLITZ_BACKEND_IO_URING,
+	.caps = IO_CAP_FILES,
 	.init = uring_init,
 	.deinit = uring_deinit,
 	.submit = uring_submit,

@@ -177,8 +177,8 @@ static void poll_wake(struct blitz_io *io)
 }
 
 const struct io_backend poll_backend = {
-	.name = "poll",
 	.kind = BLITZ_BACKEND_POLL,
+	.caps = 0,		/* readiness only: files go to the blocking pool */
 	.init = poll_init,
 	.deinit = poll_deinit,
 	.submit = poll_submit,

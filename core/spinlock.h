@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include "compiler.h"
 
 struct spinlock {
 	_Atomic bool locked;
@@ -20,6 +21,18 @@ static inline void spin_init(struct spinlock *l)
 	atomic_init(&l->locked, false);
 }
 
+/*
+ * spin_backoff - one step of a wait on another thread: PAUSE for the first
+ * 64 steps, then yield the CPU (a preempted holder or writer needs it).
+ */
+static inline void spin_backoff(unsigned *spins)
+{
+	if (++*spins < 64)
+		cpu_relax();
+	else
+		sched_yield();
+}
+
 static inline void spin_lock(struct spinlock *l)
 {
 	unsigned spins = 0;
@@ -27,12 +40,8 @@ static inline void spin_lock(struct spinlock *l)
 	/* Acquire: the critical section sees the previous holder's writes. */
 	while (atomic_exchange_explicit(&l->locked, true, memory_order_acquire)) {
 		/* Relaxed: only waits for the holder's release; the exchange acquires. */
-		while (atomic_load_explicit(&l->locked, memory_order_relaxed)) {
-			if (++spins < 64)
-				__builtin_ia32_pause();
-			else
-				sched_yield();
-		}
+		while (atomic_load_explicit(&l->locked, memory_order_relaxed))
+			spin_backoff(&spins);
 	}
 }
 

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../spinlock.h"
 #include "waitlist.h"
 #include "words.h"
 
@@ -106,7 +107,7 @@ static void send_lock(struct blitz_broadcast *bc)
 	while (atomic_exchange_explicit(WL_U32(&bc->send_lock), 1, memory_order_acquire))
 		/* Relaxed: only waits for the holder's release; the exchange acquires. */
 		while (atomic_load_explicit(WL_U32(&bc->send_lock), memory_order_relaxed))
-			chan_pause(&spins);
+			spin_backoff(&spins);
 }
 
 static void send_unlock(struct blitz_broadcast *bc)

@@ -2,13 +2,24 @@
 /*
  * core/chan/waitlist.c - the channels' waiter lists (protocol in waitlist.h).
  *
+ * Why lists apart from core/sync/waitlist.c: a channel's data is
+ * lock-free (ring slots, seqlocked values), so a waiter here is only told
+ * to try again, and a notifier that finds nobody waiting (the fence
+ * handshake on len) never takes this lock: a send costs no lock unless a
+ * receiver sleeps.  The sync queue instead grants the resource under a
+ * lock the primitive shares, in ticket order; putting channels on it would
+ * lock every send.  What this list has that one does not: wake-all lists
+ * (broadcast, watch), queueing a woken loser at the front, passing an
+ * unused notification on (cwl_cancel), per-list statistics, and a node
+ * that remembers its list (a select waits on several).
+ *
  * Wakers are always called after the lock is released: a wake may run a
  * scheduler path (queueing, unparking a worker) that must not nest inside
  * a channel lock.
  */
-#include <sched.h>
 #include <stddef.h>
 #include "../clock.h"
+#include "../spinlock.h"
 #include "waitlist.h"
 
 /* The node is one cache line (channel.h says 64 bytes). */
@@ -16,14 +27,6 @@ _Static_assert(sizeof(struct blitz_chan_waiter) == 64, "waiter node size");
 
 /* Wakes collected under the lock per round of cwl_notify_all(). */
 #define WAKE_BATCH 16
-
-void chan_pause(unsigned *spins)
-{
-	if (++*spins < 64)
-		__builtin_ia32_pause();
-	else
-		sched_yield();	/* let a preempted lock holder or writer run */
-}
 
 static void cwl_lock(struct blitz_chan_waitlist *wl)
 {
@@ -33,7 +36,7 @@ static void cwl_lock(struct blitz_chan_waitlist *wl)
 	while (atomic_exchange_explicit(WL_U32(&wl->lock), 1, memory_order_acquire))
 		/* Relaxed: only waits for the holder's release; the exchange acquires. */
 		while (atomic_load_explicit(WL_U32(&wl->lock), memory_order_relaxed))
-			chan_pause(&spins);
+			spin_backoff(&spins);
 }
 
 static void cwl_unlock(struct blitz_chan_waitlist *wl)

@@ -123,7 +123,5 @@ void cwl_cancel(struct blitz_chan_waiter *w);
 void cwl_notify_one(struct blitz_chan_waitlist *wl);
 void cwl_notify_all(struct blitz_chan_waitlist *wl);
 
-/* chan_pause - one step of a short spin; yields the CPU after a while. */
-void chan_pause(unsigned *spins);
 
 #endif

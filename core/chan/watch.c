@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../spinlock.h"
 #include "waitlist.h"
 #include "words.h"
 
@@ -81,7 +82,7 @@ static uint64_t write_lock(struct blitz_watch *wt)
 
 	for (;;) {
 		if (v & 1) {
-			chan_pause(&spins);
+			spin_backoff(&spins);
 			/* Relaxed: a guess, as above. */
 			v = atomic_load_explicit(VERSION(wt), memory_order_relaxed);
 			continue;
@@ -146,7 +147,7 @@ uint64_t blitz_watch_read(const struct blitz_watch *wt, void *out)
 		if (!out)
 			return v1 / 2;		/* the last complete generation */
 		if (v1 & 1) {
-			chan_pause(&spins);	/* a send is copying: a few words */
+			spin_backoff(&spins);	/* a send is copying: a few words */
 			continue;
 		}
 		words_load(out, (_Atomic uint64_t *)wt->value, wt->elem_size);

@@ -3,11 +3,12 @@
  * core/io/fs.c - filesystem operations as awaitables (include/blitz/fs.h).
  *
  * Where an operation runs:
- *  - io_uring: the single operations are io_uring's own (the file opcodes
- *    of the I/O driver, and read/write at an offset or the file position);
- *  - epoll and poll: every operation is a job on the blocking pool (the
- *    readiness backends cannot wait for a regular file: it is always
- *    "ready", and the syscall would block the worker);
+ *  - on a backend that can do files (IO_CAP_FILES: io_uring), the single
+ *    operations are its own (the file opcodes of the I/O driver, and
+ *    read/write at an offset or the file position);
+ *  - elsewhere (epoll and poll) every operation is a job on the blocking
+ *    pool (a readiness backend cannot wait for a regular file: it is
+ *    always "ready", and the syscall would block the worker);
  *  - everywhere: readdir (io_uring has no getdents) and the whole-file
  *    helpers, which run as one job each (open, read or write until done,
  *    close), so that a task cancelled half-way never leaves a descriptor
@@ -34,7 +35,7 @@ enum fs_kind {
 	FS_CLOSE,	/* a step of the helpers, not an operation */
 };
 
-enum { VIA_NONE = 0, VIA_URING = 1, VIA_POOL = 2, VIA_NOW = 3 };
+enum { VIA_NONE = 0, VIA_DRIVER = 1, VIA_POOL = 2, VIA_NOW = 3 };
 enum { CLAIM_NONE = 0, CLAIM_ABANDONED = 1, CLAIM_HANDED = 2 };
 
 /* The most one read or write asks for (Linux's own limit per call). */
@@ -427,10 +428,10 @@ static int64_t fs_job(void *arg)
 }
 
 /* ---------------------------------------------------------------------- */
-/* On io_uring                                                             */
+/* On the I/O driver (IO_CAP_FILES)                                       */
 
-/* prep_uring - the io_uring operation of @op; false if it has none. */
-static bool prep_uring(struct blitz_fs_op *op)
+/* prep_io_op - the I/O driver's operation for @op; false if it has none. */
+static bool prep_io_op(struct blitz_fs_op *op)
 {
 	struct blitz_io_op *io = &op->io;
 
@@ -474,8 +475,8 @@ static void start(struct blitz_fs_op *op, struct blitz_cx *cx)
 {
 	struct blitz_runtime *rt = blitz_cx_runtime(cx);
 
-	if (rt->io.backend->kind == BLITZ_BACKEND_IO_URING && prep_uring(op)) {
-		op->via = VIA_URING;
+	if (io_driver_can(&rt->io, IO_CAP_FILES) && prep_io_op(op)) {
+		op->via = VIA_DRIVER;
 		return;
 	}
 	op->via = VIA_POOL;
@@ -486,7 +487,7 @@ enum blitz_poll blitz_fs_poll(struct blitz_fs_op *op, struct blitz_cx *cx)
 {
 	if (op->via == VIA_NONE)
 		start(op, cx);
-	if (op->via == VIA_URING) {
+	if (op->via == VIA_DRIVER) {
 		if (blitz_io_poll(&op->io, cx) != BLITZ_READY)
 			return BLITZ_PENDING;
 		op->result = op->io.result;
@@ -505,7 +506,7 @@ void blitz_fs_cancel(struct blitz_fs_op *op)
 
 	if (op->delivered)
 		return;
-	if (op->via == VIA_URING) {
+	if (op->via == VIA_DRIVER) {
 		blitz_io_cancel(&op->io);
 		return;
 	}

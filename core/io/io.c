@@ -39,5 +39,5 @@ void blitz_io_cancel(struct blitz_io_op *op)
 
 const char *blitz_io_backend_name(const struct blitz_runtime *rt)
 {
-	return rt->io.backend ? rt->io.backend->name : "none";
+	return rt->io.backend ? blitz_backend_name(rt->io.backend->kind) : "none";
 }

@@ -100,16 +100,31 @@ static const struct env_choice steal_choices[] = {
 static const struct env_choice wake_choices[] = {
 	{ "eager", BLITZ_WAKE_EAGER }, { "bounded", BLITZ_WAKE_BOUNDED },
 };
-static const struct env_choice backend_choices[] = {
-	{ "io_uring", BLITZ_BACKEND_IO_URING }, { "epoll", BLITZ_BACKEND_EPOLL },
-	{ "poll", BLITZ_BACKEND_POLL }, { "auto", BLITZ_BACKEND_AUTO },
-};
+
+/*
+ * env_backend - BLITZ_BACKEND, if set, must name a backend (the names are
+ * blitz_backend_name()'s): that one into *@out.  -1 with "BLITZ_BACKEND=value:
+ * expected auto, io_uring, epoll or poll" in @err if it names none.
+ */
+static int env_backend(enum blitz_io_backend *out, char *err, size_t errlen)
+{
+	const char *v = getenv("BLITZ_BACKEND"), *name;
+	size_t n;
+
+	if (!v || !blitz_backend_parse(v, out))
+		return 0;
+	n = (size_t)snprintf(err, errlen, "BLITZ_BACKEND=%s: expected", v);
+	for (int b = 0; (name = blitz_backend_name(b)) && n < errlen; b++)
+		n += (size_t)snprintf(err + n, errlen - n, "%s %s",
+				      !b ? "" : blitz_backend_name(b + 1) ? "," : " or", name);
+	return -1;
+}
 
 int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 {
 	struct blitz_config c = *cfg;
 	const char *v;
-	int lifo = c.lifo, steal = c.steal, wake = c.wake, backend = c.backend;
+	int lifo = c.lifo, steal = c.steal, wake = c.wake;
 
 	if ((v = getenv("BLITZ_WORKERS")) &&
 	    parse_uint(v, 1, CONFIG_MAX_WORKERS, &c.workers)) {
@@ -159,13 +174,11 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 	if (env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", &c.wake_backlog_ns, err, errlen) ||
 	    env_us("BLITZ_WAKE_BUSY_US", "a time awake", &c.wake_busy_ns, err, errlen))
 		return -EINVAL;
-	if (ENV_CHOICE("BLITZ_BACKEND", backend_choices, "io_uring, epoll, poll or auto",
-		       &backend, err, errlen))
+	if (env_backend(&c.backend, err, errlen))
 		return -EINVAL;
 	c.lifo = lifo;
 	c.steal = (enum blitz_steal_policy)steal;
 	c.wake = (enum blitz_wake_policy)wake;
-	c.backend = (enum blitz_io_backend)backend;
 	*cfg = c;
 	return 0;
 }
@@ -186,7 +199,7 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 		snprintf(err, errlen, "steal=%d: BLITZ_STEAL_HALF or BLITZ_STEAL_ONE", cfg->steal);
 		return -EINVAL;
 	}
-	if (cfg->backend > BLITZ_BACKEND_POLL) {
+	if (!blitz_backend_name(cfg->backend)) {
 		snprintf(err, errlen, "backend=%d: BLITZ_BACKEND_AUTO, _IO_URING, _EPOLL or _POLL", cfg->backend);
 		return -EINVAL;
 	}

@@ -26,7 +26,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "queue.h"
+#include "../compiler.h"
 
 #define IDLE_WORDS ((CONFIG_MAX_WORKERS + 63) / 64)
 

@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "queue.h"
+#include "../compiler.h"
 
 struct blitz_task;
 

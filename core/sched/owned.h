@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "queue.h"
+#include "../compiler.h"
 #include "../spinlock.h"
 
 #define OWNED_SHARDS 16

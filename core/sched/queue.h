@@ -17,16 +17,15 @@
 #ifndef BLITZ_CORE_QUEUE_H
 #define BLITZ_CORE_QUEUE_H
 
-#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/config.h>
+#include "../compiler.h"
 
 #define QUEUE_CAPACITY	BLITZ_QUEUE_CAPACITY
 #define QUEUE_MASK	(QUEUE_CAPACITY - 1)
 #define QUEUE_HALF	(QUEUE_CAPACITY / 2)
-#define CACHE_LINE	128	/* x86_64: adjacent-line prefetch pairs 64-byte lines */
 
 struct blitz_task;
 struct blitz_inject;

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "../clock.h"
+#include "../compiler.h"
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
@@ -155,7 +156,7 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 			break;
 		if (w != IDLE_CLAIM_LAST_GAVE_BACK || !runtime_has_work(rt))
 			return;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 	/* Relaxed: published by park_unpark's exchange. */
 	atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
@@ -169,28 +170,6 @@ bool runtime_has_work(struct blitz_runtime *rt)
 		return true;
 	for (unsigned i = 0; i < rt->num_workers; i++)
 		if (!queue_is_empty(&rt->workers[i].queue))
-			return true;
-	return false;
-}
-
-/*
- * runtime_has_work_behind - BLITZ_WAKE=bounded's runtime_has_work: the
- * global queue, or a ring whose owner is behind (worker_behind); a ring
- * whose owner keeps up is left to it.
- */
-bool runtime_has_work_behind(struct blitz_runtime *rt)
-{
-	return !inject_is_empty(&rt->inject) || runtime_rings_behind(rt);
-}
-
-/* runtime_rings_behind - a ring whose owner is behind (worker_behind)? */
-bool runtime_rings_behind(struct blitz_runtime *rt)
-{
-	uint64_t now;
-
-	now = clock_now_ns();
-	for (unsigned i = 0; i < rt->num_workers; i++)
-		if (worker_behind(&rt->workers[i], now))
 			return true;
 	return false;
 }

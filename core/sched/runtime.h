@@ -66,8 +66,6 @@ static inline void runtime_notify_parked_local(struct blitz_runtime *rt, int wak
 	runtime_notify_parked(rt, waker);
 }
 bool runtime_has_work(struct blitz_runtime *rt);
-bool runtime_has_work_behind(struct blitz_runtime *rt);
-bool runtime_rings_behind(struct blitz_runtime *rt);
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);
 
 #endif

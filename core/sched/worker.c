@@ -23,6 +23,7 @@
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
+#include "wake.h"
 #include "worker.h"
 
 /*
@@ -63,7 +64,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	atomic_init(&w->transitioning_to_park, false);
 	w->searching = false;
 	w->draining = false;
-	w->defer_global = false;
+	wake_init(w);
 	w->index = index;
 	w->rt = rt;
 	w->tick = 0;
@@ -71,8 +72,6 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->lifo_polls = 0;
 	w->polls_since_global = 0;
 	w->ewma_poll_ns = 50000;	/* initial average: interval 20 */
-	w->tick_start = 0;
-	atomic_init(&w->awake_since, 0);
 	w->global_interval = rt->cfg.global_interval ? rt->cfg.global_interval
 		: (uint32_t)(BLITZ_TARGET_GLOBAL_LATENCY_NS / w->ewma_poll_ns);
 	w->rng[0] = splitmix64(&seed);
@@ -90,41 +89,20 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 /* Scheduling onto this worker                                             */
 
 /*
- * awake_too_long - BLITZ_WAKE=bounded: has @v been awake without parking
- * for wake_busy_ns at @now?  Relaxed: awake_since is written by @v alone
- * (worker_tick, worker_park) and read as a hint; no other data is read
- * through it.
- */
-static bool awake_too_long(struct blitz_worker *v, uint64_t now)
-{
-	uint64_t since = atomic_load_explicit(&v->awake_since, memory_order_relaxed);
-
-	return since && now > since && now - since >= v->rt->cfg.wake_busy_ns;
-}
-
-/*
  * should_notify_others - is there more work here than this worker is about
  * to run?  (Tokio's rule: the LIFO task plus the ring hold more than one.)
  * Not while we search: the last searcher notifies if work is left when it
  * stops (found_more).
  * A single task is left for this worker: waking a sleeper for it costs a
- * futex round trip and usually loses the race anyway.
- *
- * BLITZ_WAKE=bounded asks more before it wakes a sleeper: the backlog
- * (tasks x EWMA poll time) must reach wake_backlog_ns, or this worker must
- * have been awake without parking for wake_busy_ns (CPU-bound work still
- * spreads), or the ring overflowed (@overflowed).  Otherwise this worker
- * is keeping up: with a ring per worker, a woken worker would take half
- * the connections into its own ring, and on a machine with fewer cores
- * than runnable threads they then wait whenever it is preempted
- * (docs/scheduler.md, "Waking another worker").  What a skipped wake can cost is
- * the same as for any local push (runtime_notify_parked_local): parallelism
- * until the owner parks or a sleeper's 10 ms timeout, never a task.
+ * futex round trip and usually loses the race anyway.  With more, the wake
+ * policy decides (wake_should_notify_local_push; @overflowed: the ring
+ * spilled to the global queue).  What a skipped wake can cost is the same
+ * as for any local push (runtime_notify_parked_local): parallelism until
+ * the owner parks or a sleeper's 10 ms timeout, never a task.
  */
 static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 {
 	size_t n;
-	const struct blitz_config *cfg = &w->rt->cfg;
 
 	if (w->searching)
 		return false;
@@ -133,32 +111,7 @@ static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 	    queue_len(&w->queue);
 	if (n <= 1)
 		return false;
-	if (cfg->wake == BLITZ_WAKE_EAGER || overflowed)
-		return true;
-	return n * w->ewma_poll_ns >= cfg->wake_backlog_ns || awake_too_long(w, w->tick_start);
-}
-
-/*
- * worker_behind - BLITZ_WAKE=bounded: is @v, seen from another thread at
- * @now, not keeping up with its own queue?  Its backlog (ring length x its
- * EWMA poll time) reaches wake_backlog_ns, or it has been awake without
- * parking for wake_busy_ns.  A hint from relaxed loads: a wrong answer
- * costs a wake or a steal, or defers one to a later look (a park timeout at
- * the latest); @v's own tasks are never lost, @v is awake to run them.
- */
-bool worker_behind(struct blitz_worker *v, uint64_t now)
-{
-	const struct blitz_config *cfg = &v->rt->cfg;
-	uint32_t n = queue_len(&v->queue);
-
-	if (n == 0)
-		return false;
-	/*
-	 * Relaxed: written by @v alone and read here as a hint; no other data
-	 * is read through it.
-	 */
-	return n * atomic_load_explicit(&v->stats.ewma_poll_ns, memory_order_relaxed) >=
-	       cfg->wake_backlog_ns || awake_too_long(v, now);
+	return wake_should_notify_local_push(w, n, overflowed);
 }
 
 /* push_ring_on - returns whether the ring overflowed to the global queue. */
@@ -264,7 +217,7 @@ static struct blitz_task *global_fetch(struct blitz_worker *w)
 	struct blitz_task *tmp[BLITZ_BATCH_BUFFER + 1];
 
 	w->polls_since_global = 0;
-	if (len == 0 || w->defer_global)
+	if (len == 0 || wake_defer_global(w))
 		return NULL;
 	n = len / rt->num_workers;
 	if (n < BLITZ_MIN_GLOBAL_BATCH)
@@ -347,11 +300,7 @@ static bool found_more(struct blitz_worker *w)
 	 * (runtime_notify_parked): either they saw us gone or we see them.
 	 */
 	atomic_thread_fence(memory_order_seq_cst);
-	/* bounded: our slot is ours to run; only work a worker is behind on counts. */
-	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
-		return runtime_has_work_behind(w->rt);
-	/* Relaxed: our own slot. */
-	return atomic_load_explicit(&w->lifo, memory_order_relaxed) || runtime_has_work(w->rt);
+	return wake_work_for_others(w);
 }
 
 /*
@@ -390,8 +339,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 							   memory_order_relaxed));
 	}
 	unsigned start = (unsigned)(worker_rand(w) % n);
-	bool bounded = rt->cfg.wake == BLITZ_WAKE_BOUNDED;
-	uint64_t now = bounded ? clock_now_ns() : 0;
+	uint64_t now = wake_steal_clock(w);
 
 	for (unsigned i = 0; i < n; i++) {
 		unsigned v = (start + i) % n;
@@ -399,15 +347,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 		int fail;
 		struct blitz_task *t;
 
-		if (v == w->index)
-			continue;
-		/*
-		 * bounded: take from a lower-numbered worker only when it is
-		 * behind; from a higher-numbered one always.  Connections drift
-		 * down, a lightly loaded runtime's I/O gathers in worker 0's
-		 * ring, and the others can stay asleep.
-		 */
-		if (bounded && v < w->index && !worker_behind(&rt->workers[v], now))
+		if (v == w->index || !wake_may_steal_from(w, v, now))
 			continue;
 		t = queue_steal_into(&rt->workers[v].queue, &w->queue, max, &taken, &fail);
 		if (t) {
@@ -668,37 +608,6 @@ static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
 	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
 }
 
-/*
- * lower_awake - is a worker numbered below @w awake (not parking)?
- * seq_cst: see the store in worker_park.
- */
-static bool lower_awake(struct blitz_worker *w)
-{
-	for (unsigned i = 0; i < w->index; i++)
-		if (atomic_load(&w->rt->workers[i].awake_since) != 0)
-			return true;
-	return false;
-}
-
-/*
- * bounded_final_check - BLITZ_WAKE=bounded's final check: a ring whose
- * owner is behind, or the global queue -- unless this tick left the
- * global queue to the lower workers (defer_global) and one of them is
- * still awake: it takes that work at its next global check or its own
- * final check, instead of us notifying ourselves in a loop until it does.
- * If it runs a long poll meanwhile, our park timeout finds it awake
- * longer than the busy bound and we take the work then.
- */
-static bool bounded_final_check(struct blitz_worker *w)
-{
-	struct blitz_runtime *rt = w->rt;
-
-	/* The global queue first (seq_cst, inject_len): see lower_awake. */
-	if (!inject_is_empty(&rt->inject) && !(w->defer_global && lower_awake(w)))
-		return true;
-	return runtime_rings_behind(rt);
-}
-
 static void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
@@ -717,16 +626,7 @@ static void worker_park(struct blitz_worker *w)
 	if (!queue_is_empty(&w->queue) || w->batch_head != w->batch_len)
 		goto out;
 
-	/*
-	 * bounded: no longer awake for worker_behind and lower_awake before
-	 * our final check.  seq_cst: against lower_awake's load in a higher
-	 * worker's final check, which follows its seq_cst load of the global
-	 * queue's length: either it sees us awake and we (later in the total
-	 * order) see its global task in our own final check, or it sees us
-	 * parking and notifies.
-	 */
-	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED)
-		atomic_store(&w->awake_since, 0);
+	wake_park_begin(w);	/* before our bit: see there */
 	idle_set_parked(idle, w->index, w->searching);
 	if (w->searching) {
 		w->searching = false;
@@ -759,7 +659,7 @@ static void worker_park(struct blitz_worker *w)
 	 * a long poll until a park timeout (model finding 1, RECHECK_NOTIFY in
 	 * tests/model/idle.pml; Tokio does the same).
 	 */
-	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED ? bounded_final_check(w) : runtime_has_work(rt))
+	if (wake_park_final_check(w))
 		runtime_notify_parked(rt, (int)w->index);
 
 	stat_inc(w, parks);
@@ -781,13 +681,7 @@ static void worker_park(struct blitz_worker *w)
 	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified),
 		     slept_from ? clock_now_ns() - slept_from : 0);
 out:
-	/*
-	 * It ran out of work: keeping up; the busy clock restarts
-	 * (BLITZ_WAKE=bounded; nothing reads it under eager).  Relaxed: a
-	 * hint for worker_behind().
-	 */
-	if (rt->cfg.wake == BLITZ_WAKE_BOUNDED)
-		atomic_store_explicit(&w->awake_since, 0, memory_order_relaxed);
+	wake_park_end(w);
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
 		runtime_timer_unparked(rt);
 	/* Relaxed: owner-only flag (see worker_schedule_local). */
@@ -797,43 +691,6 @@ out:
 /* ---------------------------------------------------------------------- */
 /* The run loop                                                            */
 
-/*
- * lower_keep_up - BLITZ_WAKE=bounded: are the workers numbered below @w
- * neither behind (worker_behind) nor awake for wake_busy_ns without
- * parking (preempted, or running a long poll)?
- */
-static bool lower_keep_up(struct blitz_worker *w, uint64_t now)
-{
-	struct blitz_runtime *rt = w->rt;
-
-	for (unsigned i = 0; i < w->index; i++) {
-		struct blitz_worker *v = &rt->workers[i];
-
-		if (awake_too_long(v, now) || worker_behind(v, now))
-			return false;
-	}
-	return true;
-}
-
-/*
- * bounded_tick_start - BLITZ_WAKE=bounded's bookkeeping at the start of a
- * tick (eager reads none of it): the tick's time, the first tick since a
- * park, and whether this tick defers to the workers numbered below us.
- */
-static void bounded_tick_start(struct blitz_worker *w, uint64_t start)
-{
-	w->tick_start = start;
-	/*
-	 * While the workers numbered below us keep up, this tick hands our
-	 * reaped wakes to them and leaves the global queue to them (a worker
-	 * that parks looks at the global queue: runtime_has_work_behind).
-	 */
-	w->defer_global = w->index > 0 && lower_keep_up(w, start);
-	/* The first tick since a park; relaxed: a hint for worker_behind(). */
-	if (atomic_load_explicit(&w->awake_since, memory_order_relaxed) == 0)
-		atomic_store_explicit(&w->awake_since, start, memory_order_relaxed);
-}
-
 static void worker_tick(struct blitz_worker *w)
 {
 	uint64_t start = clock_now_ns(), search_ns = 0;
@@ -841,8 +698,7 @@ static void worker_tick(struct blitz_worker *w)
 	int source;
 
 	w->tick++;
-	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
-		bounded_tick_start(w, start);
+	wake_tick_start(w, start);
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
 	/* --- timers (core/time/driver.c): worker 0 drives the wheel. --- */
@@ -854,12 +710,12 @@ static void worker_tick(struct blitz_worker *w)
 	 */
 	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0) {
 		/*
-		 * bounded: while the lower-numbered workers keep up, hand the
-		 * tasks our completions wake to them (the global queue; a
-		 * notify wakes the lowest-numbered sleeper), so that their next
-		 * I/O goes into those rings and ours empties.
+		 * bounded, deferring: hand the tasks our completions wake to the
+		 * lower workers (the global queue; a notify wakes the
+		 * lowest-numbered sleeper), so that their next I/O goes into
+		 * those rings and ours empties.
 		 */
-		w->draining = w->defer_global;
+		w->draining = wake_defer_global(w);
 		io_driver_reap(&w->rt->io, 0);
 		w->draining = false;
 	}

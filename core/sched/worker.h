@@ -34,8 +34,8 @@ struct blitz_worker {
 	alignas(CACHE_LINE) _Atomic(struct blitz_task *) lifo;
 	_Atomic bool transitioning_to_park;
 	bool searching;
-	bool draining;				/* bounded: this tick's reaped wakes go to the global queue */
-	bool defer_global;			/* bounded: this tick leaves the global queue to lower workers */
+	bool draining;				/* wakes on this thread go to the global queue (wake.h) */
+	bool defer_global;			/* wake.h: this tick leaves the global queue to lower workers */
 	unsigned index;
 	struct blitz_runtime *rt;
 	uint64_t tick;
@@ -44,8 +44,8 @@ struct blitz_worker {
 	uint32_t polls_since_global;
 	uint32_t global_interval;
 	uint64_t ewma_poll_ns;
-	uint64_t tick_start;			/* ns, this tick's start */
-	_Atomic uint64_t awake_since;		/* ns, first tick after the last park; 0: parking */
+	uint64_t tick_start;			/* wake.h: ns, this tick's start */
+	_Atomic uint64_t awake_since;		/* wake.h: ns, first tick after the last park; 0: parking */
 	uint64_t rng[2];			/* xorshift64+ */
 	uint32_t batch_head, batch_len;
 	struct blitz_task *batch[BLITZ_BATCH_BUFFER];
@@ -72,7 +72,6 @@ void *worker_main(void *arg);
 void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield);
 int worker_local_dest(struct blitz_worker *w, bool yield);
 void worker_unpark(struct blitz_worker *w);
-bool worker_behind(struct blitz_worker *v, uint64_t now);
 void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *out);
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source);
 

@@ -3,6 +3,18 @@
  * core/sync/waitlist.c - the intrusive waiter queue shared by the sync
  * primitives (the protocol is described in waitlist.h).  Everything here
  * except batch_wake() runs under the queue's lock.
+ *
+ * Why a queue apart from core/chan/waitlist.c: here a waiter is granted
+ * what it waits for.  A task takes this lock before its last look at the
+ * primitive's state, and a releaser hands the permits, the lock or the
+ * value to the head waiter under the same lock (GRANTED: the waiter owns
+ * it when it wakes and never retries), in arrival-ticket order so nobody
+ * is passed over; whether anyone waits is a bit of the primitive's own
+ * state word (semaphore.c's WAITERS).  The channels' list only tells a
+ * waiter to try again: their data is lock-free and their lock guards the
+ * links alone, so every wait and notify there pays a seq_cst fence (the
+ * handshake of core/chan/waitlist.h) that a grant does not need, and a
+ * grant would put a lock on every channel send.
  */
 #include "waitlist.h"
 

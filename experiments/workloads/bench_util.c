@@ -80,24 +80,20 @@ long bench_parse_size(const char *opt, const char *v, long lo, long hi)
 
 enum blitz_io_backend bench_parse_backend(const char *opt, const char *v)
 {
-	if (!strcmp(v, "io_uring"))
-		return BLITZ_BACKEND_IO_URING;
-	if (!strcmp(v, "epoll"))
-		return BLITZ_BACKEND_EPOLL;
-	if (!strcmp(v, "poll"))
-		return BLITZ_BACKEND_POLL;
-	bad_value(opt, v, "io_uring, epoll or poll");
+	enum blitz_io_backend b;
+	char what[64];
+	size_t n = 0;
+
+	if (!blitz_backend_parse(v, &b) && b != BLITZ_BACKEND_AUTO)
+		return b;
+	/* The library's names but "auto": a benchmark row names one backend. */
+	for (b = BLITZ_BACKEND_AUTO + 1; blitz_backend_name(b) && n < sizeof(what); b++)
+		n += (size_t)snprintf(what + n, sizeof(what) - n, "%s%s",
+				      b == BLITZ_BACKEND_AUTO + 1 ? "" :
+				      blitz_backend_name(b + 1) ? ", " : " or ",
+				      blitz_backend_name(b));
+	bad_value(opt, v, what);
 	return BLITZ_BACKEND_AUTO;
-}
-
-const char *bench_backend_label(enum blitz_io_backend b)
-{
-	static const char *const names[] = {
-		[BLITZ_BACKEND_AUTO] = "auto", [BLITZ_BACKEND_IO_URING] = "io_uring",
-		[BLITZ_BACKEND_EPOLL] = "epoll", [BLITZ_BACKEND_POLL] = "poll",
-	};
-
-	return names[b];
 }
 
 void bench_config(struct blitz_config *cfg, unsigned workers)

@@ -44,11 +44,8 @@ long bench_parse_num(const char *opt, const char *v, long lo, long hi);
  */
 long bench_parse_size(const char *opt, const char *v, long lo, long hi);
 
-/* bench_parse_backend - "io_uring", "epoll" or "poll" (else exit 2). */
+/* bench_parse_backend - a backend's name but "auto" (blitz_backend_name(); else exit 2). */
 enum blitz_io_backend bench_parse_backend(const char *opt, const char *v);
-
-/* bench_backend_label - @b's name: "auto", "io_uring", "epoll" or "poll". */
-const char *bench_backend_label(enum blitz_io_backend b);
 
 /*
  * bench_config - @cfg's defaults with @workers workers, then the BLITZ_*

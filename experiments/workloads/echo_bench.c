@@ -542,9 +542,9 @@ static void server_start(struct bench_server *bs, const struct opts *o)
 	if (!bs->rt)
 		die("blitz_runtime_new");
 	if (o->backend_set && o->cfg.backend != BLITZ_BACKEND_AUTO &&
-	    strcmp(blitz_io_backend_name(bs->rt), bench_backend_label(o->cfg.backend)))
+	    strcmp(blitz_io_backend_name(bs->rt), blitz_backend_name(o->cfg.backend)))
 		fprintf(stderr, PROG ": asked for %s, running on %s\n",
-			bench_backend_label(o->cfg.backend), blitz_io_backend_name(bs->rt));
+			blitz_backend_name(o->cfg.backend), blitz_io_backend_name(bs->rt));
 	bs->srv.fd = blitz_listen(&a, 4096);
 	if (bs->srv.fd < 0) {
 		errno = -bs->srv.fd;
@@ -1039,7 +1039,7 @@ static int run_client_only(const struct opts *o)
 	}
 	rc = run_client(o, &to, h, &msgs);
 	if (!rc)
-		print_result(o, o->backend_set ? bench_backend_label(o->cfg.backend) : NULL,
+		print_result(o, o->backend_set ? blitz_backend_name(o->cfg.backend) : NULL,
 			     o->workers_set ? (long)o->cfg.workers : 0, h, msgs);
 	free(h);
 	return rc ? 1 : 0;

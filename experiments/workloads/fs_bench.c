@@ -519,9 +519,9 @@ static int start_runtimes(struct opts *o, struct row *rows)
 		o->cfg.backend = o->backend[b];
 		if (!(rt = blitz_runtime_new(&o->cfg)))
 			die("blitz_runtime_new");
-		if (strcmp(blitz_io_backend_name(rt), bench_backend_label(o->backend[b]))) {
+		if (strcmp(blitz_io_backend_name(rt), blitz_backend_name(o->backend[b]))) {
 			fprintf(stderr, PROG ": %s is not available here (the runtime runs %s): "
-				"skipping it\n", bench_backend_label(o->backend[b]),
+				"skipping it\n", blitz_backend_name(o->backend[b]),
 				blitz_io_backend_name(rt));
 			blitz_runtime_free(rt);
 			continue;

@@ -63,13 +63,30 @@ enum blitz_wake_policy {
 #define BLITZ_WAKE_BUSY_NS           300000ull	/* 300 us */
 #define BLITZ_WAKE_LIMIT_US          1000000u	/* the env knobs' cap: 1 s */
 
-/* The I/O backend (BLITZ_BACKEND=io_uring|epoll|poll). */
+/* The I/O backend (BLITZ_BACKEND=io_uring|epoll|poll|auto). */
 enum blitz_io_backend {
 	BLITZ_BACKEND_AUTO = 0,		/* io_uring, else epoll, else poll */
 	BLITZ_BACKEND_IO_URING,
 	BLITZ_BACKEND_EPOLL,
 	BLITZ_BACKEND_POLL,
 };
+
+/**
+ * blitz_backend_name - the name of backend @b: "auto", "io_uring", "epoll"
+ * or "poll", the words BLITZ_BACKEND takes.
+ *
+ * Return: the name, or NULL if @b is no value of enum blitz_io_backend (so
+ * counting @b up from BLITZ_BACKEND_AUTO until NULL lists them all).
+ */
+const char *blitz_backend_name(enum blitz_io_backend b);
+
+/**
+ * blitz_backend_parse - the backend called @name (as blitz_backend_name()
+ * spells it) into *@out.
+ *
+ * Return: 0, or -EINVAL (and *@out untouched) if @name is no backend's name.
+ */
+int blitz_backend_parse(const char *name, enum blitz_io_backend *out);
 
 struct blitz_config {
 	unsigned workers;		/* 0: the number of online CPUs */

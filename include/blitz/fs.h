@@ -74,7 +74,7 @@ void blitz_fs_dir_free(struct blitz_fs_dir *dir);
 
 struct blitz_fs_op {
 	uint8_t kind;			/* enum in core/io/fs.c */
-	uint8_t via;			/* 0 not started, 1 io_uring, 2 the pool */
+	uint8_t via;			/* 0 not started, 1 the I/O driver (io_uring), 2 the pool */
 	uint8_t delivered;		/* blitz_fs_poll returned READY */
 	uint8_t failed_step;		/* whole-file helpers: the step that failed */
 	int fd;
@@ -91,7 +91,7 @@ struct blitz_fs_op {
 	void *data;			/* read_file: out (malloc'd: free() it) */
 	size_t size;			/* read_file: out; write_file: in */
 	_Atomic uint32_t claim;		/* who frees an output nobody awaits (core/io/fs.c) */
-	struct blitz_io_op io;		/* via io_uring */
+	struct blitz_io_op io;		/* via the I/O driver */
 	struct blitz_blocking job;	/* via the pool */
 };
 

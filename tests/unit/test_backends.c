@@ -219,9 +219,9 @@ START_TEST(selection_falls_back_and_says_so)
 {
 	enum blitz_io_backend k;
 
-	ck_assert_int_eq(io_parse_backend("epoll", &k), 0);
+	ck_assert_int_eq(blitz_backend_parse("epoll", &k), 0);
 	ck_assert_int_eq(k, BLITZ_BACKEND_EPOLL);
-	ck_assert_int_eq(io_parse_backend("kqueue", &k), -EINVAL);
+	ck_assert_int_eq(blitz_backend_parse("kqueue", &k), -EINVAL);
 	ck_assert_int_eq(io_driver_init(&io, NULL, BLITZ_BACKEND_AUTO, false), 0);
 	ck_assert_ptr_nonnull(io.backend);
 	io_driver_deinit(&io);

@@ -89,7 +89,7 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_STEAL", "all", "'half' or 'one'" },
 	{ "BLITZ_BUDGET", "0", "polls per tick" },
 	{ "BLITZ_BUDGET", "", "polls per tick" },
-	{ "BLITZ_BACKEND", "kqueue", "io_uring, epoll, poll or auto" },
+	{ "BLITZ_BACKEND", "kqueue", "expected auto, io_uring, epoll or poll" },
 	{ "BLITZ_TRACE_SAMPLE", "0", "one task in N" },
 	{ "BLITZ_BLOCKING_THREADS", "0", "thread cap from 1 to" },
 	{ "BLITZ_BLOCKING_THREADS", "many", "thread cap from 1 to" },
@@ -140,6 +140,28 @@ START_TEST(bad_struct_values_are_rejected)
 }
 END_TEST
 
+/* Every name parses back to its backend; the list ends at the enum's end. */
+START_TEST(backend_names_round_trip)
+{
+	static const char *const want[] = { "auto", "io_uring", "epoll", "poll" };
+	enum blitz_io_backend b, got;
+	int n = 0;
+
+	for (b = BLITZ_BACKEND_AUTO; blitz_backend_name(b); b++, n++) {
+		ck_assert_int_lt(n, 4);
+		ck_assert_str_eq(blitz_backend_name(b), want[n]);
+		ck_assert_int_eq(blitz_backend_parse(want[n], &got), 0);
+		ck_assert_int_eq(got, b);
+	}
+	ck_assert_int_eq(n, 4);
+	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)-1));
+	got = BLITZ_BACKEND_POLL;
+	ck_assert_int_eq(blitz_backend_parse("kqueue", &got), -EINVAL);
+	ck_assert_int_eq(blitz_backend_parse("", &got), -EINVAL);
+	ck_assert_int_eq(got, BLITZ_BACKEND_POLL);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("config");
@@ -149,6 +171,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, env_values_apply);
 	tcase_add_loop_test(tc, bad_values_are_rejected_by_name, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, bad_struct_values_are_rejected);
+	tcase_add_test(tc, backend_names_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }
