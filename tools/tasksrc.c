@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "trace_helpers.h"
+#include "bpf_setup.h"
+#include "json_writer.h"
+#include "map_snapshot.h"
+#include "print_loop.h"
+#include "tool_args.h"
+#include "usdt_target.h"
 #include "tasksrc.h"
 #include "tasksrc.skel.h"
 
