@@ -31,9 +31,13 @@ static const struct tool_def def = {
 	.unit = UNIT_TASKS,
 };
 
-static const char *const fail_names[STEAL_FAIL_REASONS] = { "empty", "busy", "no_room" };
+static const char *const fail_names[STEAL_FAIL_REASONS] = {
+	[STEAL_FAIL_EMPTY] = "empty", [STEAL_FAIL_BUSY] = "busy",
+	[STEAL_FAIL_NO_ROOM] = "no_room",
+};
 static const char *const fail_text[STEAL_FAIL_REASONS] = {
-	"victim empty", "steal in flight", "thief ring over half full",
+	[STEAL_FAIL_EMPTY] = "victim empty", [STEAL_FAIL_BUSY] = "steal in flight",
+	[STEAL_FAIL_NO_ROOM] = "thief ring over half full",
 };
 
 struct state {

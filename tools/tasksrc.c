@@ -30,7 +30,9 @@ static const struct tool_def def = {
 };
 
 static const char *const src_names[NR_SOURCES] = {
-	"lifo", "ring", "batch", "global", "steal", "helper", "other",
+	[SRC_LIFO] = "lifo", [SRC_RING] = "ring", [SRC_BATCH] = "batch",
+	[SRC_GLOBAL] = "global", [SRC_STEAL] = "steal", [SRC_HELPER] = "helper",
+	[SRC_OTHER] = "other",
 };
 
 struct state {
