@@ -4,6 +4,8 @@
  * One probe per line (dtrace's parser trips over a provider on one line).
  * Every argument is an integer: worker indices are int (-1 = a thread that
  * is not a worker), task pointers are uint64_t, times are nanoseconds.
+ * The codes an argument carries (dest, source, the reasons, unpark's waker,
+ * the sync kind) are defined once, in blitz_probe_codes.h.
  * docs/probes.md documents every argument and when each probe fires;
  * tests/scripts/probe-catalog.sh keeps that table, this file and the notes
  * in libblitz.so in step.

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "trace_helpers.h"
+#include "bpf_setup.h"
+#include "hist_tool.h"
+#include "tool_args.h"
 #include "blockinglat.h"
 #include "blockinglat.skel.h"
 

@@ -10,7 +10,12 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
-#include "trace_helpers.h"
+#include "bpf_setup.h"
+#include "hist_output.h"
+#include "json_writer.h"
+#include "print_loop.h"
+#include "tool_args.h"
+#include "usdt_target.h"
 #include "ewma.h"
 #include "ewma.skel.h"
 

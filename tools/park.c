@@ -9,7 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "trace_helpers.h"
+#include "bpf_setup.h"
+#include "hist_output.h"
+#include "json_writer.h"
+#include "map_snapshot.h"
+#include "print_loop.h"
+#include "tool_args.h"
+#include "usdt_target.h"
 #include "park.h"
 #include "park.skel.h"
 
@@ -26,7 +32,10 @@ static const struct tool_def def = {
 	.unit = UNIT_US,
 };
 
-static const char *const reasons[UNPARK_REASONS] = { "notified", "timeout", "shutdown", "io" };
+static const char *const reasons[UNPARK_REASONS] = {
+	[UNPARK_NOTIFIED] = "notified", [UNPARK_TIMEOUT] = "timeout",
+	[UNPARK_SHUTDOWN] = "shutdown", [UNPARK_IO] = "io",
+};
 
 static const char *reason_name(int r)
 {
@@ -47,13 +56,14 @@ static const char *label(const struct hist_key *k, char *buf, size_t len)
 
 static const char *waker_name(int waker, char *buf, size_t len)
 {
-	if (waker == -1)
-		return "outside (-1)";
-	if (waker == -2)
-		return "none (-2)";
-	if (waker == -3)
-		return "unknown (-3)";
-	snprintf(buf, len, "%d", waker);
+	const char *name = waker == WAKER_OUTSIDE ? "outside" :
+			   waker == WAKER_NONE ? "none" :
+			   waker == WAKER_UNKNOWN ? "unknown" : NULL;
+
+	if (name)
+		snprintf(buf, len, "%s (%d)", name, waker);
+	else
+		snprintf(buf, len, "%d", waker);
 	return buf;
 }
 

@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "trace_helpers.h"
+#include "bpf_setup.h"
+#include "hist_output.h"
+#include "json_writer.h"
+#include "map_snapshot.h"
+#include "print_loop.h"
+#include "tool_args.h"
+#include "usdt_target.h"
 #include "steal.h"
 #include "steal.skel.h"
 
@@ -25,9 +31,13 @@ static const struct tool_def def = {
 	.unit = UNIT_TASKS,
 };
 
-static const char *const fail_names[STEAL_FAIL_REASONS] = { "empty", "busy", "no_room" };
+static const char *const fail_names[STEAL_FAIL_REASONS] = {
+	[STEAL_FAIL_EMPTY] = "empty", [STEAL_FAIL_BUSY] = "busy",
+	[STEAL_FAIL_NO_ROOM] = "no_room",
+};
 static const char *const fail_text[STEAL_FAIL_REASONS] = {
-	"victim empty", "steal in flight", "thief ring over half full",
+	[STEAL_FAIL_EMPTY] = "victim empty", [STEAL_FAIL_BUSY] = "steal in flight",
+	[STEAL_FAIL_NO_ROOM] = "thief ring over half full",
 };
 
 struct state {

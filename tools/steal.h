@@ -3,16 +3,14 @@
 #ifndef BLITZ_TOOLS_STEAL_H
 #define BLITZ_TOOLS_STEAL_H
 
+#include "blitz_probe_codes.h"
 #include "hist.h"
 
 #define STEAL_MAX_HISTS		1024
 #define STEAL_MAX_PAIRS		16384
 
-/* steal_fail's reason argument. */
-#define STEAL_FAIL_EMPTY	0	/* the victim's ring was empty */
-#define STEAL_FAIL_BUSY		1	/* another steal from it was in flight */
-#define STEAL_FAIL_NO_ROOM	2	/* the thief's ring was over half full */
-#define STEAL_FAIL_REASONS	3
+/* pair_val.fails: one counter per steal_fail reason (STEAL_FAIL_*). */
+#define STEAL_FAIL_REASONS	PROBE_NR_STEAL_FAIL_REASONS
 
 /* A (thief, victim) pair. */
 struct pair_key {

@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "trace_helpers.h"
+#include "bpf_setup.h"
+#include "json_writer.h"
+#include "map_snapshot.h"
+#include "print_loop.h"
+#include "tool_args.h"
+#include "usdt_target.h"
 #include "tasksrc.h"
 #include "tasksrc.skel.h"
 
@@ -25,7 +30,9 @@ static const struct tool_def def = {
 };
 
 static const char *const src_names[NR_SOURCES] = {
-	"lifo", "ring", "batch", "global", "steal", "helper", "other",
+	[SRC_LIFO] = "lifo", [SRC_RING] = "ring", [SRC_BATCH] = "batch",
+	[SRC_GLOBAL] = "global", [SRC_STEAL] = "steal", [SRC_HELPER] = "helper",
+	[SRC_OTHER] = "other",
 };
 
 struct state {

@@ -3,19 +3,14 @@
 #ifndef BLITZ_TOOLS_TASKSRC_H
 #define BLITZ_TOOLS_TASKSRC_H
 
+#include "blitz_probe_codes.h"
 #include "hist.h"
 
 #define TASKSRC_MAX_WORKERS	4096
 
-/* task_poll_start's source argument. */
-#define SRC_LIFO	0
-#define SRC_RING	1
-#define SRC_BATCH	2
-#define SRC_GLOBAL	3
-#define SRC_STEAL	4
-#define SRC_HELPER	5
-#define SRC_OTHER	6	/* a value this tool does not know */
-#define NR_SOURCES	7
+/* Counted per task_poll_start source (SRC_*), and one more: */
+#define SRC_OTHER	PROBE_NR_SOURCES	/* a value this tool does not know */
+#define NR_SOURCES	(PROBE_NR_SOURCES + 1)
 
 struct src_key {
 	__s32 worker;

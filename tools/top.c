@@ -10,7 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "trace_helpers.h"
+#include "bpf_setup.h"
+#include "json_writer.h"
+#include "map_snapshot.h"
+#include "print_loop.h"
+#include "tool_args.h"
+#include "usdt_target.h"
 #include "top.h"
 #include "top.skel.h"
 

@@ -251,7 +251,7 @@ enum blitz_poll blitz_broadcast_recv_poll(struct blitz_broadcast_rx *rx,
 		}
 		if (attempt || cwl_still_queued(w, &woken))
 			return BLITZ_PENDING;
-		cwl_register(&rx->bc->receivers, w, cx, CHAN_KIND_BROADCAST, rx->bc, false, true);
+		cwl_register(&rx->bc->receivers, w, cx, SYNC_BROADCAST, rx->bc, false, true);
 	}
 	return BLITZ_PENDING;
 }

@@ -235,7 +235,7 @@ static enum blitz_poll chan_wait(struct blitz_channel *ch, struct blitz_chan_wai
 			break;
 		if (cwl_still_queued(w, &woken))
 			return BLITZ_PENDING;	/* a notification is still to come */
-		cwl_register(wl, w, cx, send ? CHAN_KIND_SEND : CHAN_KIND_RECV, ch, woken, true);
+		cwl_register(wl, w, cx, send ? SYNC_CHAN_SEND : SYNC_CHAN_RECV, ch, woken, true);
 	}
 	return BLITZ_PENDING;
 }

@@ -54,16 +54,6 @@
 #pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
-/* Probe kinds of sync_wait / sync_wake (docs/channels.md). */
-enum chan_probe_kind {
-	CHAN_KIND_SEND = 8,		/* channel send, waiting while full */
-	CHAN_KIND_RECV = 9,		/* channel recv, waiting while empty */
-	CHAN_KIND_BROADCAST = 10,	/* broadcast recv */
-	CHAN_KIND_WATCH = 11,		/* watch changed */
-	CHAN_KIND_SELECT = 12,		/* select, any branch */
-	CHAN_KIND_ONESHOT = 13,		/* oneshot recv (reserved: not fired yet) */
-};
-
 #define WL_U32(p) ((_Atomic uint32_t *)(p))
 #define WL_U64(p) ((_Atomic uint64_t *)(p))
 

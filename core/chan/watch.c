@@ -193,7 +193,7 @@ enum blitz_poll blitz_watch_changed_poll(struct blitz_watch_rx *rx, struct blitz
 		}
 		if (attempt || cwl_still_queued(w, &woken))
 			return BLITZ_PENDING;
-		cwl_register(&rx->wt->receivers, w, cx, CHAN_KIND_WATCH, rx->wt, false, true);
+		cwl_register(&rx->wt->receivers, w, cx, SYNC_WATCH, rx->wt, false, true);
 	}
 	return BLITZ_PENDING;
 }

@@ -18,8 +18,9 @@
  * cwl_cancel(): if a channel had already handed it a wake-one notification,
  * the notification passes to that channel's next waiter.
  *
- * Probes: one sync_wait(12, branches, task) when a poll queues waiters, and
- * a sync_wake(12, branches, task, wait_ns) from each branch that fires.
+ * Probes: one sync_wait(SYNC_SELECT, branches, task) when a poll queues
+ * waiters, and a sync_wake(SYNC_SELECT, branches, task, wait_ns) from each
+ * branch that fires.
  * A oneshot branch uses blitz_oneshot_recv_poll() (its waker lives in the
  * oneshot); it is not probed, and a losing one withdraws its waker with
  * blitz_oneshot_recv_cancel() (a value sent meanwhile stays in the oneshot).
@@ -104,7 +105,7 @@ enum blitz_poll blitz_select_poll(struct blitz_select_branch *br, size_t n,
 		if (b->kind == BLITZ_SELECT_ONESHOT)
 			continue;	/* pass 1 registered it */
 		if (!cwl_still_queued(&b->waiter, &woken)) {
-			cwl_register(branch_list(b), &b->waiter, cx, CHAN_KIND_SELECT, br,
+			cwl_register(branch_list(b), &b->waiter, cx, SYNC_SELECT, br,
 				    woken, probe);
 			probe = false;
 			r = branch_try(b, cx);

@@ -3,7 +3,7 @@
  * core/sync/mutex.c - the async Mutex (docs/sync.md): a semaphore of one
  * permit, so it inherits the semaphore's FIFO hand-off and its guarantee
  * that try_lock() never barges past queued tasks.  Unlock passes the lock
- * straight to the head waiter; the probes report kind 1.
+ * straight to the head waiter; the probes report kind SYNC_MUTEX.
  */
 #include "semaphore.h"
 

@@ -8,8 +8,9 @@
  *    the head of the queue takes the permits the current readers return,
  *    and while it waits the available count is 0, so a reader arriving
  *    later (try_read included) queues behind it.
- * The probes report kind 2 for a reader and 3 for a writer (the waiter's
- * asked count tells them apart: waitlist.h, wq_kind).
+ * The probes report kind SYNC_RWLOCK_READ for a reader and SYNC_RWLOCK_WRITE
+ * for a writer (the waiter's asked count tells them apart: waitlist.h,
+ * wq_kind).
  */
 #include "semaphore.h"
 

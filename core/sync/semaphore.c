@@ -32,7 +32,7 @@
 #define PERMITS(s) ((_Atomic uint32_t *)&(s)->permits)
 #define WAITERS (1u << 31)	/* in the permits word: the queue is not empty */
 
-void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum sync_kind kind)
+void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum probe_sync_kind kind)
 {
 	if (permits > BLITZ_SEMAPHORE_MAX_PERMITS)
 		abort();

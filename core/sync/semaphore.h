@@ -5,6 +5,6 @@
 
 #include "waitlist.h"
 
-void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum sync_kind kind);
+void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum probe_sync_kind kind);
 
 #endif

@@ -48,18 +48,6 @@ enum {
 	W_INIT = 3,		/* OnceCell: this waiter's task runs the initializer */
 };
 
-/* The probes' kind argument (docs/probes.md); 8-15 are the channels'. */
-enum sync_kind {
-	SYNC_SEMAPHORE = 0,
-	SYNC_MUTEX = 1,
-	SYNC_RWLOCK_READ = 2,
-	SYNC_RWLOCK_WRITE = 3,
-	SYNC_BARRIER = 4,
-	SYNC_NOTIFY = 5,
-	SYNC_ONCECELL = 6,
-	SYNC_CANCEL_TOKEN = 7,
-};
-
 #define WSTATE(w) ((_Atomic uint32_t *)&(w)->state)
 #define WQLEN(q) ((_Atomic uint32_t *)&(q)->len)
 
@@ -79,7 +67,7 @@ static inline void wq_unlock(struct blitz_waitq *q)
 	spin_unlock((struct spinlock *)&q->lock);
 }
 
-static inline void wq_init(struct blitz_waitq *q, enum sync_kind kind)
+static inline void wq_init(struct blitz_waitq *q, enum probe_sync_kind kind)
 {
 	spin_init((struct spinlock *)&q->lock);
 	q->kind = (uint8_t)kind;

@@ -54,8 +54,9 @@ check "schedlat.bt: histogram total == polled" "$(hist_total schedlat usecs)" "$
 check "schedlat.bt: no unpaired poll" "$(val schedlat unpaired)" 0
 check "polltime.bt: histogram total == polled" "$(hist_total polltime nsecs)" "$polled"
 check "tasksrc.bt: @total == polled" "$(val tasksrc total)" "$polled"
-check "tasksrc.bt: source 0 == lifo_hits" \
-	"$(awk '/^@polls\[-?[0-9]+, 0\]:/ { s += $NF } END { print s + 0 }' "$tmp/tasksrc.bt.out")" "$(stat_sum lifo_hits)"
+check "tasksrc.bt: source SRC_LIFO == lifo_hits" \
+	"$(awk -v c="$(probe_code SRC_LIFO)" '$0 ~ "^@polls\\[-?[0-9]+, " c "\\]:" { s += $NF } END { print s + 0 }' "$tmp/tasksrc.bt.out")" \
+	"$(stat_sum lifo_hits)"
 check "steal.bt: @stolen == stolen" "$(val steal stolen)" "$(stat_total stolen)"
 check "steal.bt: @steals == steals" "$(val steal steals)" "$(stat_sum steals)"
 check "steal.bt: size histogram total == steals" "$(hist_total steal tasks)" "$(stat_sum steals)"

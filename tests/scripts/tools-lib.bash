@@ -21,6 +21,7 @@
 # bt_val FILE MAP / bt_hist_total FILE MAP / bt_has_hist FILE MAP
 #                           a bpftrace map's summed values / histogram total
 # stat_total KEY [FILE] / stat_sum KEY / stat_worker I KEY   the runtime's statistics
+# probe_code NAME           the value of a code of probes/blitz_probe_codes.h (SRC_LIFO)
 # workers                   the worker indices of the last run
 # jq_py FILE EXPR           a Python expression over r, the list of JSON lines
 # check NAME GOT EXPECTED   one "ok"/"FAIL" line; failures make finish exit 1
@@ -151,6 +152,7 @@ bt_has_hist() { grep -A1 "^@$2" "$1" | grep -q '^\['; }
 
 # The worker indices of the last run: 0 .. workers-1.
 workers() { seq 0 $(($(grep -c '^  worker ' "$tmp/stats") - 1)); }
+probe_code() { sed -n "s/^[[:space:]]*$1 = \(-\{0,1\}[0-9]*\),.*/\1/p" "$src/probes/blitz_probe_codes.h"; }
 stat_total() { sed -n "s/.*stats:.* $1=\([0-9]*\).*/\1/p" "${2:-$tmp/stats}"; }
 stat_sum() { grep -o " $1=[0-9]*" "$tmp/stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}'; }
 stat_worker() { sed -n "s/.*worker $1:.* $2=\([0-9]*\).*/\1/p" "$tmp/stats"; }

@@ -9,6 +9,7 @@
 #include "../../core/sched/inject.h"
 #include "../../core/sched/queue.h"
 #include "../../core/sched/task.h"
+#include "../../probes/blitz_probe_codes.h"
 #include "suites.h"
 
 #define NTASKS 4096
@@ -157,12 +158,12 @@ START_TEST(steal_from_empty_or_busy_fails)
 	int fail;
 
 	ck_assert_ptr_null(queue_steal_into(q, dst, QUEUE_HALF, &taken, &fail));
-	ck_assert_int_eq(fail, 0 /* STEAL_FAIL_EMPTY */);
+	ck_assert_int_eq(fail, STEAL_FAIL_EMPTY);
 	queue_push(q, task_n(0), &inject);
 	queue_push(q, task_n(1), &inject);
 	atomic_store(&q->head, queue_pack(0, 1));	/* a steal in flight */
 	ck_assert_ptr_null(queue_steal_into(q, dst, QUEUE_HALF, &taken, &fail));
-	ck_assert_int_eq(fail, 1 /* STEAL_FAIL_BUSY */);
+	ck_assert_int_eq(fail, STEAL_FAIL_BUSY);
 	ck_assert_uint_eq(taken, 0);
 }
 END_TEST
