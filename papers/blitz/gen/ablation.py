@@ -42,6 +42,8 @@ def generate(em, ctx):
         em.define("resAbFinding", data.missing("ablation measurements", EXP))
         em.define("resFixedInterval", fixed)
         em.define("resAbRounds", "n/a")
+        em.define("resAbIters", "n/a")
+        em.define("resAbBackend", "n/a")
         em.define("resAbCheck", "")
         for f in ("ablation-variants.tex", "ablation-throughput.tex", "ablation-counters.tex",
                   "ablation-figures.tex"):

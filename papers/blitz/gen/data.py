@@ -5,6 +5,7 @@ import os
 import statistics
 
 import results  # experiments/lib/results.py
+from gen.emit import tt
 
 
 def median_by(rows, keys, value):
@@ -57,7 +58,7 @@ def counters(d, tag):
 def missing(what, experiment):
     """The sentence a part writes in place of results it does not have."""
     return (f"The {what} are not in this results set: it has no results of "
-            f"\\texttt{{experiments/{experiment}}}.")
+            f"{tt('experiments/' + experiment)}.")
 
 
 def quick_note(meta):

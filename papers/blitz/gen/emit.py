@@ -26,8 +26,10 @@ def tex_escape(s):
 
 
 def tt(s):
-    """@s in typewriter, escaped, breakable after underscores."""
-    return "\\texttt{" + tex_escape(s).replace("\\_", "\\_\\allowbreak{}") + "}"
+    """@s in typewriter, escaped, breakable after underscores, slashes and
+    hyphens (names and paths are long; typewriter text does not hyphenate)."""
+    t = tex_escape(s).replace("\\_", "\\_\\allowbreak{}")
+    return "\\texttt{" + t.replace("/", "/\\allowbreak{}").replace("-", "-\\allowbreak{}") + "}"
 
 
 def macro_name(*parts):

@@ -22,7 +22,7 @@ def generate(em, ctx):
     em.write("observer-figure.tex", "")     # replaced below when there is a plot
     path = os.path.join(d, "observer-effect.json") if d else None
     if not path or not os.path.exists(path):
-        why = ("it has no results of \\texttt{experiments/observer-effect}" if not d else
+        why = ("it has no results of " + tt("experiments/observer-effect") if not d else
                "its observer-effect directory has no \\texttt{observer-effect.json}")
         em.define("resObserverText",
                   "The per-tool, per-mode measurements of the observer effect (slowdown, cost per hit, "
