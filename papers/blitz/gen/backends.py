@@ -79,7 +79,7 @@ def generate(em, ctx):
                  f"{tex_escape(meta.get('traced_connections', '?'))} connections).",
                  label="tab:backends-park")
         figs = []
-        for tool, what in (("park", "Worker sleep time under the echo load, by what ended the sleep"),
+        for tool, what in (("park", "Worker sleep time under the echo load, whatever ended the sleep (Table~\\ref{tab:backends-park} splits them)"),
                            ("schedlat", "Schedule latency under the echo load")):
             rel = plots.tool_hist(em, ctx, EXP, tool, backends, f"backends-{tool}",
                                   f"{tool}: echo server, {meta.get('traced_connections', '?')} connections, 2 workers")

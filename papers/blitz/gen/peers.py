@@ -94,7 +94,7 @@ def generate(em, ctx):
     else:
         em.define("resPeerEchoFinding", data.missing("echo comparisons with Tokio and libuv", EXP))
         em.write("peers-echo.tex", "")
-    figs = plots.experiment_plot(em, ctx, EXP, "plot", ["sched", "echo"])
+    figs = plots.experiment_plot(em, ctx, EXP, "plot", ["sched", "echo"], scale=0.8)
     text = []
     for rel in figs:
         what = ("Scheduler benchmarks, ns per operation per runtime (log scale)" if "sched" in rel else

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 
 PY = "/usr/bin/python3"
+RUN = [PY, os.path.join(os.path.dirname(os.path.abspath(__file__)), "mplrun.py")]
 
 
 def tool_hist(em, ctx, experiment, tool, tags, out, title):
@@ -23,7 +24,7 @@ def tool_hist(em, ctx, experiment, tool, tags, out, title):
     if not files:
         return None
     prefix = os.path.join(em.outdir, out)
-    r = subprocess.run([PY, ctx.source("tools/plot"), "-o", prefix, "--title", title] + labels + files,
+    r = subprocess.run(RUN + [ctx.source("tools/plot"), "-o", prefix, "--title", title] + labels + files,
                        capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(prefix + ".png"):
         print(f"generate: tools/plot {tool} ({experiment}) failed: {r.stderr.strip()[-300:]}")
@@ -31,11 +32,12 @@ def tool_hist(em, ctx, experiment, tool, tags, out, title):
     return ctx.figure(out + ".png")
 
 
-def experiment_plot(em, ctx, experiment, script, names):
+def experiment_plot(em, ctx, experiment, script, names, scale=None):
     """Runs experiments/@experiment/@script on a scratch results layout
     (raw/ and meta.json linked, plots/ empty) and copies plots/NAME.png of
     each of @names to generated/@experiment-NAME.png; returns those paths
-    (the ones that were made)."""
+    (the ones that were made).  @scale: how much smaller than the script's
+    own size the figures are drawn (gen/mplrun.py; its default if None)."""
     d = ctx.dir(experiment)
     if not d:
         return []
@@ -45,8 +47,9 @@ def experiment_plot(em, ctx, experiment, script, names):
     for entry in glob.glob(os.path.join(d, "*")):
         if os.path.basename(entry) != "plots":
             os.symlink(entry, os.path.join(work, os.path.basename(entry)))
-    r = subprocess.run([PY, ctx.source(f"experiments/{experiment}/{script}"), work],
-                       capture_output=True, text=True)
+    env = dict(os.environ, **({"PAPER_PLOT_SCALE": str(scale)} if scale else {}))
+    r = subprocess.run(RUN + [ctx.source(f"experiments/{experiment}/{script}"), work],
+                       capture_output=True, text=True, env=env)
     made = []
     for n in names:
         src = os.path.join(work, "plots", n + ".png")

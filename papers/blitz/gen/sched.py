@@ -11,7 +11,7 @@ from gen.emit import fmt_num, macro_name, tex_escape, tt
 EXP = "sched-baseline"
 TOOLS = [("schedlat", "Schedule latency, queued (spawn or wake) to polled"),
          ("polltime", "Poll time: how long each poll function ran"),
-         ("park", "Worker sleep time, park to unpark, by what ended the sleep"),
+         ("park", "Worker sleep time, park to unpark, whatever ended the sleep (Table~\\ref{tab:sched-hist} splits them)"),
          ("steal", "Tasks taken per successful steal"),
          ("tasksrc", "Polls by where find\\_work took the task")]
 # (key of results.runtime_stats, name): w_ keys are the per-worker sums.
