@@ -47,6 +47,11 @@ def peer_versions(em, ctx):
     m = re.search(r"go(\d+\.\d+(\.\d+)?)", go or "")
     em.word("resGoVersion", m.group(1) if m else
             (version(["go", "version"], r"go(\d+\.\d+(?:\.\d+)?)") or "(not installed)"))
+    bt = next((m["tools"].get("bpftrace") for m in (ctx.meta(n) for n in ctx.dirs)
+               if isinstance(m.get("tools"), dict) and m["tools"].get("bpftrace")), None)
+    m = re.search(r"v?(\d+\.\d+(?:\.\d+)?)", bt or "")
+    em.word("resBpftraceVersion", m.group(1) if m else
+            (version(["bpftrace", "--version"], r"v(\d+\.\d+(?:\.\d+)?)") or "(not installed)"))
     em.word("resLibuvVersion", version(["dpkg-query", "-W", "-f", "${Version}", "libuv1-dev"],
                                        r"^(\d+\.\d+(?:\.\d+)?)") or "(not installed)")
 
