@@ -36,6 +36,15 @@ else
 	grep -q 'resNoSuchNumber' "$tmp/check.err" && ok "check-macros names the missing macro" ||
 		bad "check-macros failed without naming the macro: $(cat "$tmp/check.err")"
 fi
+# ... and when a number is typed into a section's prose.
+mkdir -p "$tmp/sections"
+printf 'A ring of 256 slots.\n' > "$tmp/sections/typed.tex"
+if "$paper/check-macros" "$tmp/macros.list" "$tmp/sections/typed.tex" 2> "$tmp/check.err"; then
+	bad "check-macros passed a number typed into the text"
+else
+	grep -q 'typed.tex:1:' "$tmp/check.err" && ok "check-macros names a number typed into the text" ||
+		bad "check-macros failed without naming the typed number: $(cat "$tmp/check.err")"
+fi
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 "$src/experiments/backends/run" --quick --build "$obj" --out "$tmp/results/backends/$stamp" \
