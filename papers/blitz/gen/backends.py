@@ -22,6 +22,7 @@ def generate(em, ctx):
         em.define("resBeRounds", "n/a")
         em.define("resBeTracedConns", "n/a")
         em.define("resBeParkFinding", "")
+        em.choice("resHaveBackendsHist", False)
         return
     em.define("resBeDuration", tex_escape(meta.get("duration_s", "n/a")) + "\\,s")
     em.define("resBeRounds", tex_escape(meta.get("rounds", "n/a")))
@@ -55,6 +56,7 @@ def generate(em, ctx):
               f"had the lowest p99 ({fmt_num(med['p99_ns'].get((top, low), 0) / 1000, 0)}\\,\\textmu s).")
 
     why = data.why_no_hist(d)
+    em.choice("resHaveBackendsHist", not why)
     if why:
         em.define("resBeParkFinding", "")
         em.write("backends-hist.tex", f"Histograms were not collected in this results set: {tex_escape(why)}")

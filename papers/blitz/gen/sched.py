@@ -52,6 +52,7 @@ def generate(em, ctx):
         em.write("sched-counters.tex", "")
         em.define("resSbRounds", "n/a")
         em.define("resSbIters", "n/a")
+        em.choice("resHaveSchedHist", False)
         return
     em.define("resSbRounds", tex_escape(meta.get("rounds", "n/a")))
     em.define("resSbIters", tex_escape(meta.get("iters", "n/a")))
@@ -84,6 +85,7 @@ def generate(em, ctx):
         em.write("sched-counters.tex", "")
 
     why = data.why_no_hist(d)
+    em.choice("resHaveSchedHist", not why)
     if why:
         em.write("sched-hist.tex", f"Histograms were not collected in this results set: {tex_escape(why)}")
         em.write("sched-figures.tex", "")
