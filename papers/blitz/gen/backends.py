@@ -89,7 +89,7 @@ def generate(em, ctx):
                 figs.append(plots.figure(rel, f"{what} (\\texttt{{experiments/backends}}, traced run).",
                                          f"fig:backends-{tool}", "0.92\\linewidth"))
         em.write("backends-figures.tex", "\n".join(figs))
-    echo = plots.experiment_plot(em, ctx, EXP, "plot", ["echo"])
+    echo = plots.experiment_plot(em, ctx, EXP, "plot", ["echo"], scale=0.85)
     em.write("backends-echo-figure.tex", plots.figure(
         echo[0], "Echo throughput and round-trip latency by connection count, one colour per backend "
         "(\\texttt{experiments/backends/plot}).", "fig:backends-echo", "0.92\\linewidth") if echo else "")
