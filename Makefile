@@ -206,7 +206,7 @@ $(foreach p,$(tests),$(eval $(call test-rule,$(p))))
 # ---------------------------------------------------------------------------
 # Targets
 PHONY := all lib progs tests check run tools install uninstall clean distclean \
-         defconfig help bench
+         defconfig help bench paper
 
 all: lib progs
 
@@ -229,6 +229,12 @@ run: all
 
 bench: progs
 	$(Q)$(objtree)/bin/sched-bench
+
+# The paper, from results/ (or RESULTS=...), with this build for any
+# experiment it has to run: papers/blitz/Makefile.
+paper: all
+	$(Q)$(MAKE) --no-print-directory -C $(srctree)/papers/blitz BUILD=$(objtree) \
+		$(if $(RESULTS),RESULTS="$(foreach r,$(RESULTS),$(abspath $(r)))")
 
 tools:
 	$(Q)$(MAKE) --no-print-directory -C $(srctree)/tools O=$(objtree) V=$(V) \
@@ -272,6 +278,7 @@ help:
 	@echo '  check      - build and run every test (Check summary at the end)'
 	@echo '  run        - run the default experiment (experiments/run-default)'
 	@echo '  bench      - run build/bin/sched-bench with its defaults'
+	@echo '  paper      - papers/blitz/blitz.pdf from results/ (RESULTS=dir... to choose; papers/blitz/Makefile)'
 	@echo '  tools      - build the libbpf tools (CONFIG_BPF_TOOLS)'
 	@echo '  install    - install headers, libraries, programs and blitz.pc'
 	@echo '  uninstall  - remove what install put in PREFIX'

@@ -1,0 +1,68 @@
+"""observer.py - what each histogram tool costs in each of its modes, and
+how far its histogram lands from the reference (experiments/observer-effect,
+when this results set has it: its summarize --json output,
+observer-effect.json, and its plot)."""
+import json
+import os
+import shutil
+import statistics
+
+from gen.emit import fmt_num, tex_escape, tt
+
+EXP = "observer-effect"
+
+
+def med(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def generate(em, ctx):
+    d = ctx.dir(EXP)
+    em.write("observer-figure.tex", "")     # replaced below when there is a plot
+    path = os.path.join(d, "observer-effect.json") if d else None
+    if not path or not os.path.exists(path):
+        why = ("it has no results of " + tt("experiments/observer-effect") if not d else
+               "its observer-effect directory has no \\texttt{observer-effect.json}")
+        em.define("resObserverText",
+                  "The per-tool, per-mode measurements of the observer effect (slowdown, cost per hit, "
+                  f"distance of each histogram from a reference) are not in this results set: {why}. "
+                  "The probe-cost experiment above gives the cost per hit of every probe attached at once.")
+        em.write("observer.tex", "")
+        return
+    doc = json.load(open(path))
+    cells = doc.get("cells", [])
+    by = {}
+    for c in cells:
+        by.setdefault((c["tool"], c["mode"]), []).append(c)
+    rows = []
+    for (tool, mode), cs in sorted(by.items()):
+        s = med([c.get("slowdown") for c in cs])
+        cost = med([c.get("cost_per_hit_ns") for c in cs])
+        emd = med([c.get("emd_buckets") for c in cs])
+        rows.append([tt(tool), tex_escape(mode), str(len(cs)), fmt_num(s, 2),
+                     fmt_num(cost, 0), fmt_num(emd, 2)])
+    em.table("observer.tex", "llrrrr", ["tool", "mode", "workloads", "slowdown", "ns per hit", "EMD (buckets)"],
+             rows, size="\\footnotesize",
+             caption="The observer effect per tool and mode: median over the workloads of the slowdown "
+             "(traced / untraced time of paired runs), the cost per probe hit, and the earth mover's "
+             "distance of the histogram from the reference (\\texttt{experiments/observer-effect}).",
+             label="tab:observer")
+    ref = doc.get("reference", {})
+    within = [r for r in ref.get("per", []) if r.get("within_2pct")]
+    text = (f"Table~\\ref{{tab:observer}} gives the observer effect of each tool in each mode, over "
+            f"{len({c['workload'] for c in cells})} workloads. ")
+    if ref.get("missing"):
+        text += "No reference histogram was available: distances are from the per-event mode."
+    else:
+        text += (f"The reference (the {tex_escape(ref.get('mode', 'summary'))} mode) was within 2\\% of the "
+                 f"untraced run for {len(within)} of {len(ref.get('per', []))} tool and workload pairs.")
+    png = os.path.join(d, "plots", "observer-effect.png")
+    if os.path.exists(png):
+        shutil.copy(png, os.path.join(em.outdir, "observer-effect.png"))
+        ctx.figure("observer-effect.png")
+        em.write("observer-figure.tex", "\\begin{figure}[tbp]\\centering\\plot{observer-effect.png}{0.92\\linewidth}"
+                 "\\caption{Slowdown per tool and mode (\\texttt{experiments/observer-effect/plot}).}"
+                 "\\label{fig:observer}\\end{figure}")
+        text += " Figure~\\ref{fig:observer} plots the slowdowns."
+    em.define("resObserverText", text)
