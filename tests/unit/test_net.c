@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -486,40 +487,52 @@ START_TEST(accept_survives_descriptor_exhaustion)
 	struct blitz_addr to;
 	struct rlimit rl;
 	pid_t child;
-	int status, probe;
+	int status, probe, go[2];
 	struct blitz_task *acceptor;
 
 	NEED_BACKEND(rt, _i);
 	acceptor = start_server(rt, &srv, &to);
+	ck_assert_int_eq(pipe(go), 0);
 	/* Leave this process room for about 20 more descriptors. */
 	probe = dup(0);
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = (rlim_t)probe + 20;
 	close(probe);
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	/* A child (its own descriptor table) opens 60 connections at once,
-	 * sends a byte on each, waits a moment and closes them one by one. */
+	/*
+	 * A child (its own descriptor table) opens 60 connections at once,
+	 * sends a byte on each, and closes them one by one once told that
+	 * the server ran out of descriptors (a handshake on a pipe, not a
+	 * pause: a slow server may take any time to get there).
+	 */
 	child = fork();
 	if (child == 0) {
 		int fds[CONNS];
+		char c;
 
 		rl.rlim_cur = rl.rlim_max;	/* the child is not the one starved */
 		setrlimit(RLIMIT_NOFILE, &rl);
+		close(go[1]);
 		for (int k = 0; k < CONNS; k++) {
 			fds[k] = socket(AF_INET, SOCK_STREAM, 0);
 			if (connect(fds[k], (struct sockaddr *)&to.ss, to.len) < 0 ||
 			    write(fds[k], "x", 1) != 1)
 				_exit(1);
 		}
-		usleep(200000);
-		for (int k = 0; k < CONNS; k++) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (int k = 0; k < CONNS; k++)
 			close(fds[k]);
-			usleep(2000);
-		}
 		_exit(0);
 	}
 	ck_assert_int_gt(child, 0);
-	for (int t = 0; t < 30000 && atomic_load(&srv.accepted) < CONNS; t++)
+	close(go[0]);
+	/* Hang guards only (scaled): each wait ends on what it waits for. */
+	for (int t = 0; t < 30000 * test_timeout_scale() && atomic_load(&srv.emfile) == 0; t++)
+		usleep(1000);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	close(go[1]);
+	for (int t = 0; t < 30000 * test_timeout_scale() && atomic_load(&srv.accepted) < CONNS; t++)
 		usleep(1000);
 	waitpid(child, &status, 0);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -533,6 +546,20 @@ END_TEST
 
 /* ---------------------------------------------------------------------- */
 /* Time limits                                                            */
+
+/*
+ * accept_queue_full - SYNs to listener @lfd are dropped.  On a listening
+ * socket TCP_INFO reports the accept queue's length in tcpi_unacked and
+ * its limit in tcpi_sacked; Linux drops SYNs once the length exceeds it.
+ */
+static bool accept_queue_full(int lfd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	return getsockopt(lfd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	       ti.tcpi_unacked > ti.tcpi_sacked;
+}
 
 struct slow_dial {
 	struct blitz_co co;
@@ -572,7 +599,10 @@ START_TEST(connect_timeout)
 		fill[k] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 		connect(fill[k], (struct sockaddr *)&d.to.ss, d.to.len);
 	}
-	usleep(50000);
+	/* Wait for the queue to be full (hang guard only), not a fixed 50 ms. */
+	for (int t = 0; t < 10000 * test_timeout_scale() && !accept_queue_full(lfd); t++)
+		usleep(1000);
+	ck_assert(accept_queue_full(lfd));
 	ck_assert_int_eq(blitz_block_on(rt, &slow_dial_vt, &d, sizeof(d)), 0);
 	ck_assert_int_eq(d.result, -ETIMEDOUT);
 	ck_assert_uint_ge(d.took, 100 * 1000000ull);	/* never early */
