@@ -33,7 +33,7 @@
  */
 static uint64_t late_limit(void)
 {
-	return (uint64_t)(2000 * MS * test_timeout_scale());
+	return (uint64_t)((double)(2000 * MS) * test_timeout_scale());
 }
 #define LATE_LIMIT late_limit()
 
@@ -74,10 +74,16 @@ static void report(const char *what, uint64_t *late, size_t n)
 	fflush(stdout);
 }
 
+/* A hang guard's bound, scaled like Check's timeouts. */
+static uint64_t scaled_ns(uint64_t ns)
+{
+	return (uint64_t)((double)ns * test_timeout_scale());
+}
+
 /* Poll until *@c reaches @n; @limit_ns (scaled) only guards a hang. */
 static void wait_count(_Atomic long *c, long n, uint64_t limit_ns)
 {
-	uint64_t end = blitz_now_ns() + (uint64_t)((double)limit_ns * test_timeout_scale());
+	uint64_t end = blitz_now_ns() + scaled_ns(limit_ns);
 
 	while (atomic_load(c) < n) {
 		ck_assert_msg(blitz_now_ns() < end, "only %ld of %ld done", atomic_load(c), n);
@@ -406,14 +412,16 @@ END_TEST
 START_TEST(timeout_around_an_awaitable_that_completes_in_time)
 {
 	struct blitz_runtime *rt = new_rt(2);
-	struct waiter w = { .limit = 2000 * MS, .use_channel = true };
+	/* 400 times the sender's sleep (scaled): it completes long before. */
+	struct waiter w = { .limit = (uint64_t)(2000 * MS * test_timeout_scale()),
+			    .use_channel = true };
 
 	ck_assert_int_eq(blitz_block_on(rt, &waiter_vt, &w, sizeof(w)), 0);
 	ck_assert_int_eq(w.to.timed_out, 0);
 	ck_assert_int_eq(w.err, 0);
 	ck_assert_uint_eq(w.value, 42);
 	ck_assert_uint_ge(w.end - w.start, 5 * MS);	/* the sender slept 5 ms */
-	ck_assert_uint_lt(w.end - w.start, 2000 * MS);
+	ck_assert_uint_lt(w.end - w.start, w.limit);
 	/* The 2 s limit was cancelled, not left in the wheel. */
 	ck_assert_uint_eq(runtime_timer_count(rt), 0);
 	blitz_runtime_free(rt);
@@ -465,7 +473,7 @@ START_TEST(cancel_a_sleeping_task_leaks_nothing)
 		t[i] = blitz_spawn(rt, &long_nap_vt, &s, sizeof(s));
 		ck_assert_ptr_nonnull(t[i]);
 	}
-	for (uint64_t end = blitz_now_ns() + 5000 * MS; runtime_timer_count(rt) < 16;) {
+	for (uint64_t end = blitz_now_ns() + scaled_ns(5000 * MS); runtime_timer_count(rt) < 16;) {
 		ck_assert(blitz_now_ns() < end);
 		usleep(1000);
 	}
@@ -492,7 +500,7 @@ START_TEST(shutdown_releases_sleepers)
 		ck_assert_int_eq(blitz_spawn_detached(rt, &long_nap_vt, &with, sizeof(with)), 0);
 		ck_assert_int_eq(blitz_spawn_detached(rt, &long_nap_vt, &without, sizeof(without)), 0);
 	}
-	for (uint64_t end = blitz_now_ns() + 5000 * MS; runtime_timer_count(rt) < 16;) {
+	for (uint64_t end = blitz_now_ns() + scaled_ns(5000 * MS); runtime_timer_count(rt) < 16;) {
 		ck_assert(blitz_now_ns() < end);
 		usleep(1000);
 	}
@@ -514,7 +522,7 @@ static bool worker_parked(struct blitz_runtime *rt, unsigned i)
 
 static bool wait_parked(struct blitz_runtime *rt, unsigned i, uint64_t limit_ns)
 {
-	uint64_t end = blitz_now_ns() + limit_ns;
+	uint64_t end = blitz_now_ns() + scaled_ns(limit_ns);
 
 	while (!worker_parked(rt, i))
 		if (blitz_now_ns() > end)
