@@ -129,12 +129,20 @@ static struct blitz_task *start_server(struct blitz_runtime *rt, struct server *
 	return t;
 }
 
-/* stop_server - cancel the acceptor (its drop cancels the accept), then close. */
+/*
+ * stop_server - cancel the acceptor (its drop cancels the accept), then
+ * close.  An acceptor backing off from EMFILE (which accept returns even
+ * with nothing queued: the kernel takes the descriptor first) may see the
+ * stop flag before the cancel lands and end by itself: either is a stop.
+ */
 static void stop_server(struct server *srv, struct blitz_task *acceptor)
 {
+	int ret;
+
 	atomic_store(&srv->stop, 1);
 	blitz_task_cancel(acceptor);
-	ck_assert_int_eq(blitz_join(acceptor), -ECANCELED);
+	ret = blitz_join(acceptor);
+	ck_assert_msg(ret == -ECANCELED || ret == 0, "acceptor ended with %d", ret);
 	blitz_task_release(acceptor);
 	close(srv->fd);
 }
