@@ -3,7 +3,8 @@
  * test_net.c - sockets on every backend: echo round trips (1,000 concurrent
  * connections, payloads up to 4 MB, byte-exact), connection refused, a peer
  * reset mid-stream, descriptor exhaustion (accept keeps serving once
- * descriptors are free again), UDP and Unix sockets, address parsing, and
+ * descriptors are free again; or, asked to, resets at once what it cannot
+ * take), UDP and Unix sockets, address parsing, and
  * one workload giving identical results on all three backends.
  */
 #include <errno.h>
@@ -30,6 +31,7 @@ static unsigned char pattern_at(unsigned c, size_t i)
 
 struct server {
 	int fd;
+	unsigned accept_flags;	/* BLITZ_ACCEPT_SHED or 0 */
 	_Atomic long accepted, emfile, served_bytes;
 	_Atomic int stop;
 };
@@ -92,6 +94,7 @@ static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
 	struct acceptor *s = arg;
 
 	BLITZ_CO_BEGIN(&s->co);
+	s->a.flags = s->srv->accept_flags;
 	while (!atomic_load(&s->srv->stop)) {
 		BLITZ_AWAIT(&s->co, blitz_accept_poll(&s->a, s->srv->fd, cx));
 		if (s->a.result == -EMFILE || s->a.result == -ENFILE) {
@@ -494,6 +497,7 @@ START_TEST(accept_survives_descriptor_exhaustion)
 	struct server srv = { .fd = -1 };
 	struct blitz_addr to;
 	struct rlimit rl;
+	struct blitz_net_stats before, after;
 	pid_t child;
 	int status, probe, go[2];
 	struct blitz_task *acceptor;
@@ -501,6 +505,7 @@ START_TEST(accept_survives_descriptor_exhaustion)
 	NEED_BACKEND(rt, _i);
 	acceptor = start_server(rt, &srv, &to);
 	ck_assert_int_eq(pipe(go), 0);
+	blitz_net_stats(&before);
 	/* Leave this process room for about 20 more descriptors. */
 	probe = dup(0);
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -548,6 +553,83 @@ START_TEST(accept_survives_descriptor_exhaustion)
 	ck_assert_int_gt(atomic_load(&srv.emfile), 0);
 	ck_assert_int_eq(atomic_load(&srv.accepted), CONNS);
 	stop_server(&srv, acceptor);
+	/* The socket layer counted every failure, and shed nothing unasked. */
+	blitz_net_stats(&after);
+	ck_assert_uint_eq(after.accept_emfile - before.accept_emfile, (uint64_t)atomic_load(&srv.emfile));
+	ck_assert_uint_eq(after.accept_shed - before.accept_shed, 0);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * With BLITZ_ACCEPT_SHED, the connections a server out of descriptors
+ * cannot take are reset at once.  A child opens 60 connections, sends a
+ * byte on each, then reads each reply: the echo (served) or a reset (shed).
+ * A connection left waiting in the queue would block the child's read for
+ * ever, failing the test at Check's timeout: no duration is judged.  The
+ * socket layer's counters count the failures and the resets.
+ */
+START_TEST(accept_sheds_what_it_cannot_take)
+{
+	enum { CONNS = 60 };
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct server srv = { .fd = -1, .accept_flags = BLITZ_ACCEPT_SHED };
+	struct blitz_net_stats before, after;
+	struct blitz_addr to;
+	struct rlimit rl;
+	pid_t child;
+	int status, probe, res[2], got[2];	/* got: served, reset */
+	struct blitz_task *acceptor;
+
+	NEED_BACKEND(rt, _i);
+	acceptor = start_server(rt, &srv, &to);
+	ck_assert_int_eq(pipe(res), 0);
+	blitz_net_stats(&before);
+	/* Leave this process room for about 20 more descriptors. */
+	probe = dup(0);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = (rlim_t)probe + 20;
+	close(probe);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	child = fork();
+	if (child == 0) {
+		int fds[CONNS], n[2] = { 0, 0 };
+
+		rl.rlim_cur = rl.rlim_max;	/* the child is not the one starved */
+		setrlimit(RLIMIT_NOFILE, &rl);
+		for (int k = 0; k < CONNS; k++) {
+			fds[k] = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(fds[k], (struct sockaddr *)&to.ss, to.len) < 0)
+				_exit(1);
+			send(fds[k], "x", 1, MSG_NOSIGNAL);	/* fails if reset already */
+		}
+		for (int k = 0; k < CONNS; k++) {
+			char c;
+			ssize_t r = recv(fds[k], &c, 1, 0);
+
+			if (r == 1 && c == 'x')
+				n[0]++;
+			else if (r == 0 || (r < 0 && errno == ECONNRESET))
+				n[1]++;
+			else
+				_exit(2);
+		}
+		_exit(write(res[1], n, sizeof(n)) == sizeof(n) ? 0 : 3);
+	}
+	ck_assert_int_gt(child, 0);
+	close(res[1]);
+	ck_assert_int_eq(read(res[0], got, sizeof(got)), sizeof(got));
+	close(res[0]);
+	waitpid(child, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(got[0] + got[1], CONNS);
+	ck_assert_int_gt(got[1], 0);				/* it ran out, and shed */
+	ck_assert_int_eq(got[0], atomic_load(&srv.accepted));	/* every accepted one was served */
+	stop_server(&srv, acceptor);
+	blitz_net_stats(&after);
+	ck_assert_uint_eq(after.accept_shed - before.accept_shed, (uint64_t)got[1]);
+	ck_assert_uint_eq(after.accept_emfile - before.accept_emfile, (uint64_t)atomic_load(&srv.emfile));
+	ck_assert_int_gt(atomic_load(&srv.emfile), 0);
 	blitz_runtime_free(rt);
 }
 END_TEST
@@ -805,6 +887,7 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, connection_refused, 0, 3);
 	tcase_add_loop_test(tc, peer_reset_mid_stream, 0, 3);
 	tcase_add_loop_test(tc, accept_survives_descriptor_exhaustion, 0, 3);
+	tcase_add_loop_test(tc, accept_sheds_what_it_cannot_take, 0, TEST_BACKENDS);
 	tcase_add_loop_test(tc, connect_timeout, 0, 3);
 	tcase_add_loop_test(tc, read_timeout, 0, 3);
 	suite_add_tcase(s, tc);
