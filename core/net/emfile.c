@@ -10,7 +10,8 @@
  *    condition is visible;
  *  - the reserve descriptor, for accepts that ask for it
  *    (BLITZ_ACCEPT_SHED): the process keeps one descriptor open on
- *    /dev/null from its first blitz_listen(); on EMFILE or ENFILE it closes
+ *    /dev/null from its first blitz_listen() (none if /dev/null cannot be
+ *    opened: then nothing is shed); on EMFILE or ENFILE it closes
  *    it, accepts each queued connection and closes it at once with a reset
  *    (SO_LINGER 0), then opens the reserve again.  Clients the server
  *    cannot take learn so at once instead of timing out.
@@ -65,6 +66,14 @@ static unsigned shed_queue(int listen_fd)
 	return n;
 }
 
+/* Only a non-blocking listener: shedding's accept4() must not wait for a client. */
+static bool nonblocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
 unsigned emfile_accept_failed(int listen_fd, int err, bool shed)
 {
 	unsigned n = 0;
@@ -72,8 +81,7 @@ unsigned emfile_accept_failed(int listen_fd, int err, bool shed)
 
 	/* Relaxed: statistics. */
 	atomic_fetch_add_explicit(&accept_emfile, 1, memory_order_relaxed);
-	/* Only a non-blocking listener: accept4() must not wait for a client. */
-	if (shed && (fcntl(listen_fd, F_GETFL) & O_NONBLOCK)) {
+	if (shed && nonblocking(listen_fd)) {
 		/* Relaxed: only the number is taken; no other data travels with it. */
 		fd = atomic_exchange_explicit(&reserve, -1, memory_order_relaxed);
 		if (fd >= 0) {
