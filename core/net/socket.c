@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 #include <blitz/net.h>
+#include "emfile.h"
 
 static int open_bound(const struct blitz_addr *a, int type)
 {
@@ -35,6 +36,7 @@ int blitz_listen(const struct blitz_addr *a, int backlog)
 		close(fd);
 		return err;
 	}
+	emfile_reserve_open();		/* before any accept can run out */
 	return fd;
 }
 

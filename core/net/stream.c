@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <unistd.h>
 #include <blitz/net.h>
+#include "emfile.h"
 
 enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct blitz_cx *cx)
 {
@@ -19,6 +20,8 @@ enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct 
 		return BLITZ_PENDING;
 	a->started = 0;
 	a->result = a->op.result;
+	if (a->result == -EMFILE || a->result == -ENFILE)
+		emfile_accept_failed(listen_fd, -a->result, a->flags & BLITZ_ACCEPT_SHED);
 	return BLITZ_READY;
 }
 

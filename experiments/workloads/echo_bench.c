@@ -338,6 +338,7 @@ struct server {
 	pthread_mutex_t conns_lock;
 	struct echo_conn *conns;
 	_Atomic long bytes_read, bytes_echoed;	/* added once per connection, at its end */
+	_Atomic bool said_out_of_fds;		/* the one message about it is out */
 };
 
 struct echo_conn {
@@ -492,15 +493,32 @@ static void acceptor_drop(void *arg)
 	blitz_sleep_cancel(&s->nap);
 }
 
-/* Runs until cancelled; out of descriptors, it backs off 1 ms and retries. */
+/* The first time the server runs out, it says so once (stderr). */
+static void say_out_of_fds(struct server *srv, int err)
+{
+	/* Relaxed: it only picks the one caller that prints. */
+	if (atomic_exchange_explicit(&srv->said_out_of_fds, true, memory_order_relaxed))
+		return;
+	fprintf(stderr, PROG ": server: accept: %s; %s\n", strerror(err),
+		err == ENOMEM ? "retrying every 1 ms" :
+		"resetting the connections it cannot take (raise ulimit -n)");
+}
+
+/*
+ * Runs until cancelled.  Out of descriptors it resets the queued
+ * connections at once (BLITZ_ACCEPT_SHED: clients see ECONNRESET rather
+ * than their own time-out), says so once, backs off 1 ms and retries.
+ */
 static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
 {
 	struct acceptor *s = arg;
 
 	BLITZ_CO_BEGIN(&s->co);
+	s->a.flags = BLITZ_ACCEPT_SHED;
 	for (;;) {
 		BLITZ_AWAIT(&s->co, blitz_accept_poll(&s->a, s->srv->fd, cx));
 		if (s->a.result == -EMFILE || s->a.result == -ENFILE || s->a.result == -ENOMEM) {
+			say_out_of_fds(s->srv, -s->a.result);
 			blitz_sleep_init(&s->nap, BLITZ_NSEC_PER_MSEC);
 			BLITZ_AWAIT(&s->co, blitz_sleep_poll(&s->nap, cx));
 			continue;
@@ -657,6 +675,7 @@ static void server_stop_graceful(struct bench_server *bs)
 static int run_server_only(const struct opts *o)
 {
 	struct bench_server bs = { .srv.fd = -1, .srv.graceful = true };
+	struct blitz_net_stats ns;
 	struct sigwatch sw = { 0 };
 	struct blitz_task *watcher;
 	sigset_t set;
@@ -681,8 +700,12 @@ static int run_server_only(const struct opts *o)
 	fprintf(stderr, PROG ": serving on %s (%s, %u workers)\n", buf,
 		blitz_io_backend_name(bs.rt), blitz_runtime_workers(bs.rt));
 	sig = wait_for_the_end(watcher);
+	blitz_net_stats(&ns);
 	fprintf(stderr, PROG ": %s: %ld connections served, stopping\n",
 		sig > 0 ? strsignal(sig) : "end of stdin", atomic_load(&bs.srv.accepted));
+	if (ns.accept_emfile)
+		fprintf(stderr, PROG ": out of descriptors: %llu accepts failed, %llu connections reset\n",
+			(unsigned long long)ns.accept_emfile, (unsigned long long)ns.accept_shed);
 	blitz_task_cancel(watcher);
 	blitz_join(watcher);
 	blitz_task_release(watcher);

@@ -50,14 +50,33 @@ int blitz_listen(const struct blitz_addr *a, int backlog);
 /** blitz_udp_bind - a UDP socket bound to @a.  Return: descriptor or -errno. */
 int blitz_udp_bind(const struct blitz_addr *a);
 
-/* accept: result = the new connection's descriptor (non-blocking) or -errno. */
+/*
+ * accept: result = the new connection's descriptor (non-blocking) or -errno.
+ * Out of descriptors (-EMFILE, -ENFILE) the connection stays queued and
+ * its client waits; the failure is counted (blitz_net_stats()) and fires
+ * the accept_emfile probe.  With BLITZ_ACCEPT_SHED in flags, the queued
+ * connections are also reset at once, using a descriptor the process keeps
+ * spare from its first blitz_listen() (a listener that is non-blocking, as
+ * blitz_listen() makes them); the result is still -EMFILE or -ENFILE.
+ */
+#define BLITZ_ACCEPT_SHED 1u
 struct blitz_accept {
 	struct blitz_io_op op;
 	struct blitz_addr peer;
 	int started;
 	int result;
+	unsigned flags;		/* BLITZ_ACCEPT_SHED or 0; set before the first poll */
 };
 enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct blitz_cx *cx);
+
+/* Counters of the socket layer, for the whole process (every runtime). */
+struct blitz_net_stats {
+	uint64_t accept_emfile;	/* accepts that failed with EMFILE or ENFILE */
+	uint64_t accept_shed;	/* queued connections those failures reset (BLITZ_ACCEPT_SHED) */
+};
+
+/** blitz_net_stats - read the socket layer's counters into @out. */
+void blitz_net_stats(struct blitz_net_stats *out);
 
 /* connect: result = the connected descriptor or -errno (-ECONNREFUSED, ...). */
 struct blitz_connect {

@@ -73,6 +73,10 @@ start_server() {
 		sleep 0.1
 	done
 }
+# under_load PORT: an established socket on local port PORT has received bytes.
+under_load() {
+	ss -Htni state established "( sport = :$1 )" 2>/dev/null | grep -q 'bytes_received:[1-9]'
+}
 # stopped PID: it exits by itself, status 0, within 10 s.
 stopped() {
 	for _ in $(seq 100); do
@@ -109,7 +113,13 @@ if [ -n "$addr" ]; then
 	"$bench" --client-only "$addr" --connections 20 --warmup 0 --duration 5 > /dev/null 2>&1 &
 	loader=$!
 	pids+=("$loader")
-	sleep 1
+	# Under load means the server has read bytes: wait for that (the
+	# kernel's count on its sockets), not a fixed second, which a slow or
+	# busy machine may spend before the first connection.
+	for _ in $(seq 300); do
+		under_load "${addr##*:}" && break
+		sleep 0.1
+	done
 	kill -TERM "$server"
 	stopped "$server" && ok "--server-only stops on SIGTERM under load" ||
 		bad "--server-only under load did not stop: $(cat "$tmp/server.err")"

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <blitz.h>
+#include "../../core/sched/park.h"
+#include "../../core/sched/runtime.h"
 #include "suites.h"
 
 /*
@@ -84,6 +86,28 @@ static enum blitz_poll reader_poll(void *arg, struct blitz_cx *cx)
 }
 static const struct blitz_task_vtable reader_vt = BLITZ_TASK_VTABLE(reader_poll, reader_drop);
 
+/*
+ * wait_all_parked - every worker of @rt asleep (on its futex or in its I/O
+ * queue): the state a test of "wakes a sleeping runtime" needs, observed
+ * rather than hoped for after a pause.  The bound (scaled) guards a hang.
+ */
+static void wait_all_parked(struct blitz_runtime *rt)
+{
+	struct blitz_stats st;
+
+	blitz_stats(rt, &st);
+	for (unsigned i = 0; i < st.num_workers; i++) {
+		for (int ms = 0;; ms++) {
+			uint32_t s = atomic_load(&rt->workers[i].park.futex);
+
+			if (s == PARK_PARKED || s == PARK_PARKED_IO)
+				break;
+			ck_assert_msg(ms < 10000 * test_timeout_scale(), "worker %u never parked", i);
+			usleep(100);
+		}
+	}
+}
+
 START_TEST(completion_wakes_sleeping_runtime)
 {
 	struct blitz_runtime *rt = runtime_on(_i);
@@ -99,7 +123,7 @@ START_TEST(completion_wakes_sleeping_runtime)
 	r.fd = fds[0];
 	t = blitz_spawn(rt, &reader_vt, &r, sizeof(r));
 	for (int i = 0; i < r.rounds; i++) {
-		usleep(2000);		/* let every worker go to sleep */
+		wait_all_parked(rt);
 		ck_assert_int_eq(write(fds[1], "x", 1), 1);
 		/* Wait for this message to be consumed before the next. */
 		while (atomic_load(&((struct reader *)blitz_task_state(t))->got) <= i &&
@@ -198,7 +222,7 @@ START_TEST(cancel_from_another_thread)
 			usleep(1000);
 		ck_assert(atomic_load_explicit(&w->waiting, memory_order_acquire));
 	}
-	usleep(20000);		/* let the workers sleep in their rings */
+	wait_all_parked(rt);	/* the workers sleep in their rings */
 	for (int i = 0; i < N; i++)
 		blitz_io_cancel(&((struct waiter *)blitz_task_state(t[i]))->op);
 	for (int i = 0; i < N; i++) {

@@ -3,7 +3,8 @@
  * test_net.c - sockets on every backend: echo round trips (1,000 concurrent
  * connections, payloads up to 4 MB, byte-exact), connection refused, a peer
  * reset mid-stream, descriptor exhaustion (accept keeps serving once
- * descriptors are free again), UDP and Unix sockets, address parsing, and
+ * descriptors are free again; or, asked to, resets at once what it cannot
+ * take), UDP and Unix sockets, address parsing, and
  * one workload giving identical results on all three backends.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@ static unsigned char pattern_at(unsigned c, size_t i)
 
 struct server {
 	int fd;
+	unsigned accept_flags;	/* BLITZ_ACCEPT_SHED or 0 */
 	_Atomic long accepted, emfile, served_bytes;
 	_Atomic int stop;
 };
@@ -91,6 +94,7 @@ static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
 	struct acceptor *s = arg;
 
 	BLITZ_CO_BEGIN(&s->co);
+	s->a.flags = s->srv->accept_flags;
 	while (!atomic_load(&s->srv->stop)) {
 		BLITZ_AWAIT(&s->co, blitz_accept_poll(&s->a, s->srv->fd, cx));
 		if (s->a.result == -EMFILE || s->a.result == -ENFILE) {
@@ -128,12 +132,20 @@ static struct blitz_task *start_server(struct blitz_runtime *rt, struct server *
 	return t;
 }
 
-/* stop_server - cancel the acceptor (its drop cancels the accept), then close. */
+/*
+ * stop_server - cancel the acceptor (its drop cancels the accept), then
+ * close.  An acceptor backing off from EMFILE (which accept returns even
+ * with nothing queued: the kernel takes the descriptor first) may see the
+ * stop flag before the cancel lands and end by itself: either is a stop.
+ */
 static void stop_server(struct server *srv, struct blitz_task *acceptor)
 {
+	int ret;
+
 	atomic_store(&srv->stop, 1);
 	blitz_task_cancel(acceptor);
-	ck_assert_int_eq(blitz_join(acceptor), -ECANCELED);
+	ret = blitz_join(acceptor);
+	ck_assert_msg(ret == -ECANCELED || ret == 0, "acceptor ended with %d", ret);
 	blitz_task_release(acceptor);
 	close(srv->fd);
 }
@@ -485,41 +497,55 @@ START_TEST(accept_survives_descriptor_exhaustion)
 	struct server srv = { .fd = -1 };
 	struct blitz_addr to;
 	struct rlimit rl;
+	struct blitz_net_stats before, after;
 	pid_t child;
-	int status, probe;
+	int status, probe, go[2];
 	struct blitz_task *acceptor;
 
 	NEED_BACKEND(rt, _i);
 	acceptor = start_server(rt, &srv, &to);
+	ck_assert_int_eq(pipe(go), 0);
+	blitz_net_stats(&before);
 	/* Leave this process room for about 20 more descriptors. */
 	probe = dup(0);
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = (rlim_t)probe + 20;
 	close(probe);
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	/* A child (its own descriptor table) opens 60 connections at once,
-	 * sends a byte on each, waits a moment and closes them one by one. */
+	/*
+	 * A child (its own descriptor table) opens 60 connections at once,
+	 * sends a byte on each, and closes them one by one once told that
+	 * the server ran out of descriptors (a handshake on a pipe, not a
+	 * pause: a slow server may take any time to get there).
+	 */
 	child = fork();
 	if (child == 0) {
 		int fds[CONNS];
+		char c;
 
 		rl.rlim_cur = rl.rlim_max;	/* the child is not the one starved */
 		setrlimit(RLIMIT_NOFILE, &rl);
+		close(go[1]);
 		for (int k = 0; k < CONNS; k++) {
 			fds[k] = socket(AF_INET, SOCK_STREAM, 0);
 			if (connect(fds[k], (struct sockaddr *)&to.ss, to.len) < 0 ||
 			    write(fds[k], "x", 1) != 1)
 				_exit(1);
 		}
-		usleep(200000);
-		for (int k = 0; k < CONNS; k++) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (int k = 0; k < CONNS; k++)
 			close(fds[k]);
-			usleep(2000);
-		}
 		_exit(0);
 	}
 	ck_assert_int_gt(child, 0);
-	for (int t = 0; t < 30000 && atomic_load(&srv.accepted) < CONNS; t++)
+	close(go[0]);
+	/* Hang guards only (scaled): each wait ends on what it waits for. */
+	for (int t = 0; t < 30000 * test_timeout_scale() && atomic_load(&srv.emfile) == 0; t++)
+		usleep(1000);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	close(go[1]);
+	for (int t = 0; t < 30000 * test_timeout_scale() && atomic_load(&srv.accepted) < CONNS; t++)
 		usleep(1000);
 	waitpid(child, &status, 0);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -527,12 +553,103 @@ START_TEST(accept_survives_descriptor_exhaustion)
 	ck_assert_int_gt(atomic_load(&srv.emfile), 0);
 	ck_assert_int_eq(atomic_load(&srv.accepted), CONNS);
 	stop_server(&srv, acceptor);
+	/* The socket layer counted every failure, and shed nothing unasked. */
+	blitz_net_stats(&after);
+	ck_assert_uint_eq(after.accept_emfile - before.accept_emfile, (uint64_t)atomic_load(&srv.emfile));
+	ck_assert_uint_eq(after.accept_shed - before.accept_shed, 0);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * With BLITZ_ACCEPT_SHED, the connections a server out of descriptors
+ * cannot take are reset at once.  A child opens 60 connections, sends a
+ * byte on each, then reads each reply: the echo (served) or a reset (shed).
+ * A connection left waiting in the queue would block the child's read for
+ * ever, failing the test at Check's timeout: no duration is judged.  The
+ * socket layer's counters count the failures and the resets.
+ */
+START_TEST(accept_sheds_what_it_cannot_take)
+{
+	enum { CONNS = 60 };
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct server srv = { .fd = -1, .accept_flags = BLITZ_ACCEPT_SHED };
+	struct blitz_net_stats before, after;
+	struct blitz_addr to;
+	struct rlimit rl;
+	pid_t child;
+	int status, probe, res[2], got[2];	/* got: served, reset */
+	struct blitz_task *acceptor;
+
+	NEED_BACKEND(rt, _i);
+	acceptor = start_server(rt, &srv, &to);
+	ck_assert_int_eq(pipe(res), 0);
+	blitz_net_stats(&before);
+	/* Leave this process room for about 20 more descriptors. */
+	probe = dup(0);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = (rlim_t)probe + 20;
+	close(probe);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	child = fork();
+	if (child == 0) {
+		int fds[CONNS], n[2] = { 0, 0 };
+
+		rl.rlim_cur = rl.rlim_max;	/* the child is not the one starved */
+		setrlimit(RLIMIT_NOFILE, &rl);
+		for (int k = 0; k < CONNS; k++) {
+			fds[k] = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(fds[k], (struct sockaddr *)&to.ss, to.len) < 0)
+				_exit(1);
+			send(fds[k], "x", 1, MSG_NOSIGNAL);	/* fails if reset already */
+		}
+		for (int k = 0; k < CONNS; k++) {
+			char c;
+			ssize_t r = recv(fds[k], &c, 1, 0);
+
+			if (r == 1 && c == 'x')
+				n[0]++;
+			else if (r == 0 || (r < 0 && errno == ECONNRESET))
+				n[1]++;
+			else
+				_exit(2);
+		}
+		_exit(write(res[1], n, sizeof(n)) == sizeof(n) ? 0 : 3);
+	}
+	ck_assert_int_gt(child, 0);
+	close(res[1]);
+	ck_assert_int_eq(read(res[0], got, sizeof(got)), sizeof(got));
+	close(res[0]);
+	waitpid(child, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(got[0] + got[1], CONNS);
+	ck_assert_int_gt(got[1], 0);				/* it ran out, and shed */
+	ck_assert_int_eq(got[0], atomic_load(&srv.accepted));	/* every accepted one was served */
+	stop_server(&srv, acceptor);
+	blitz_net_stats(&after);
+	ck_assert_uint_eq(after.accept_shed - before.accept_shed, (uint64_t)got[1]);
+	ck_assert_uint_eq(after.accept_emfile - before.accept_emfile, (uint64_t)atomic_load(&srv.emfile));
+	ck_assert_int_gt(atomic_load(&srv.emfile), 0);
 	blitz_runtime_free(rt);
 }
 END_TEST
 
 /* ---------------------------------------------------------------------- */
 /* Time limits                                                            */
+
+/*
+ * accept_queue_full - SYNs to listener @lfd are dropped.  On a listening
+ * socket TCP_INFO reports the accept queue's length in tcpi_unacked and
+ * its limit in tcpi_sacked; Linux drops SYNs once the length exceeds it.
+ */
+static bool accept_queue_full(int lfd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	return getsockopt(lfd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	       ti.tcpi_unacked > ti.tcpi_sacked;
+}
 
 struct slow_dial {
 	struct blitz_co co;
@@ -572,7 +689,10 @@ START_TEST(connect_timeout)
 		fill[k] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 		connect(fill[k], (struct sockaddr *)&d.to.ss, d.to.len);
 	}
-	usleep(50000);
+	/* Wait for the queue to be full (hang guard only), not a fixed 50 ms. */
+	for (int t = 0; t < 10000 * test_timeout_scale() && !accept_queue_full(lfd); t++)
+		usleep(1000);
+	ck_assert(accept_queue_full(lfd));
 	ck_assert_int_eq(blitz_block_on(rt, &slow_dial_vt, &d, sizeof(d)), 0);
 	ck_assert_int_eq(d.result, -ETIMEDOUT);
 	ck_assert_uint_ge(d.took, 100 * 1000000ull);	/* never early */
@@ -767,6 +887,7 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, connection_refused, 0, 3);
 	tcase_add_loop_test(tc, peer_reset_mid_stream, 0, 3);
 	tcase_add_loop_test(tc, accept_survives_descriptor_exhaustion, 0, 3);
+	tcase_add_loop_test(tc, accept_sheds_what_it_cannot_take, 0, TEST_BACKENDS);
 	tcase_add_loop_test(tc, connect_timeout, 0, 3);
 	tcase_add_loop_test(tc, read_timeout, 0, 3);
 	suite_add_tcase(s, tc);

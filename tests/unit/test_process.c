@@ -468,7 +468,7 @@ static bool gone(pid_t pid)
 	bool dead = true;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 500 * test_timeout_scale(); i++) {	/* hang guard: 5 s, scaled */
 		f = fopen(path, "r");
 		if (!f)
 			return true;

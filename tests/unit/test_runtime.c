@@ -246,7 +246,10 @@ START_TEST(cancel_is_deferred_by_shield)
 	while (atomic_load(&((struct sleeper *)blitz_task_state(t))->polls) == 0)
 		usleep(100);
 	blitz_task_cancel(t);
-	usleep(20000);
+	/* The cancel wakes it (hang guard only, scaled: not a fixed pause). */
+	for (int ms = 0; ms < 10000 * test_timeout_scale() &&
+	     atomic_load(&((struct sleeper *)blitz_task_state(t))->polls) < 2; ms++)
+		usleep(1000);
 	/* The shield holds: the task was polled again, not dropped. */
 	ck_assert(!blitz_task_done(t));
 	ck_assert_int_eq(atomic_load(&((struct sleeper *)blitz_task_state(t))->polls), 2);
@@ -568,7 +571,7 @@ static long spin_for_ns(uint64_t target_ns)
 START_TEST(adaptive_interval_follows_poll_time)
 {
 	struct blitz_runtime *rt = rt_with(true, BLITZ_STEAL_HALF, 0, 128);
-	struct blitz_worker_stats w, w1;
+	struct blitz_worker_stats w, w1, prev;
 	struct burst slow = { 100, spin_for_ns(2000000) };
 	struct blitz_stats st;
 
@@ -578,12 +581,25 @@ START_TEST(adaptive_interval_follows_poll_time)
 		usleep(10000);
 		blitz_stats(rt, &st);
 	} while (st.total_polled < 101);
-	usleep(50000);
-	/* The worker that ran most polls ran at most one cheap one (the burst). */
-	ck_assert_int_eq(blitz_worker_stats(rt, 0, &w), 0);
-	ck_assert_int_eq(blitz_worker_stats(rt, 1, &w1), 0);
-	if (w1.polls > w.polls)
-		w = w1;
+	/*
+	 * The worker that ran most polls ran at most one cheap one (the
+	 * burst); its last tick ends after its last poll: wait for the EWMA
+	 * to move, and for two reads in a row to agree (the worker stores the
+	 * EWMA and the interval one after the other), rather than a fixed
+	 * 50 ms.  The bound (scaled) only guards a hang.
+	 */
+	memset(&prev, 0, sizeof(prev));
+	for (int ms = 0;; ms++) {
+		ck_assert_int_eq(blitz_worker_stats(rt, 0, &w), 0);
+		ck_assert_int_eq(blitz_worker_stats(rt, 1, &w1), 0);
+		if (w1.polls > w.polls)
+			w = w1;
+		if ((w.ewma_poll_ns > 50000 && !memcmp(&w, &prev, sizeof(w))) ||
+		    ms >= 10000 * test_timeout_scale())
+			break;
+		prev = w;
+		usleep(1000);
+	}
 	ck_assert_uint_gt(w.ewma_poll_ns, 50000);
 	ck_assert_uint_lt(w.global_interval, 20);
 	ck_assert_uint_ge(w.global_interval, 8);
