@@ -85,6 +85,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	owned_init(&rt->owned);
 	atomic_init(&rt->shutdown, false);
 	atomic_init(&rt->started, false);
+	atomic_init(&rt->stopped_polling, 0);
 	atomic_init(&rt->external_spawned, 0);
 	atomic_init(&rt->io_parker, -1);
 	pthread_mutex_init(&rt->start_lock, NULL);

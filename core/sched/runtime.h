@@ -23,6 +23,7 @@ struct blitz_runtime {
 	struct blitz_owned owned;
 	_Atomic bool shutdown;
 	_Atomic bool started;
+	_Atomic unsigned stopped_polling;	/* workers out of their loop (worker_main) */
 	pthread_mutex_t start_lock;
 	_Atomic uint64_t external_spawned;	/* spawns from non-worker threads */
 	unsigned num_workers;

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -742,6 +743,26 @@ static void worker_tick(struct blitz_worker *w)
 		worker_park(w);
 }
 
+/*
+ * wait_all_stopped_polling - shutdown: return once no worker polls tasks
+ * any more.  A worker's io_driver_thread_stop cancels the operations in its
+ * own ring, and each cancelled completion wakes its task: were another
+ * worker still in its loop, it could poll that task, which would see
+ * -ECANCELED from a shutdown it was meant never to observe (the task is to
+ * be dropped by blitz_runtime_free instead).  So every worker leaves its
+ * loop before any ring is cancelled.  seq_cst: one counter, no other data
+ * is published through it; each worker is out of its loop before its own
+ * increment, so a count of num_workers means all are.  The wait is short:
+ * the others saw the flag when they were unparked and end their current
+ * tick.
+ */
+static void wait_all_stopped_polling(struct blitz_runtime *rt)
+{
+	atomic_fetch_add(&rt->stopped_polling, 1);
+	while (atomic_load(&rt->stopped_polling) < rt->num_workers)
+		sched_yield();
+}
+
 void *worker_main(void *arg)
 {
 	struct blitz_worker *w = arg;
@@ -755,6 +776,7 @@ void *worker_main(void *arg)
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
 		worker_tick(w);
 	end_searching(w, -1);
+	wait_all_stopped_polling(w->rt);
 	io_driver_thread_stop(&w->rt->io);
 	current_worker = NULL;
 	return NULL;
