@@ -112,18 +112,26 @@ libs=$(sed -n 's/^CONFIG_BACKEND_IO_URING=y/-luring/p' "$src/.config" 2>/dev/nul
        sed -n 's/^CONFIG_BACKEND_IO_URING=y/-luring/p' "$src/configs/defconfig")
 cc() { command cc ${san:+-fsanitize=$san} -I"$src/include" -pthread "$@"; }
 n=$(wc -l < "$tmp/internal")
-if cc -o "$tmp/clash-so" "$tmp/clash.c" -L"$obj/lib" -lblitz $libs > "$tmp/ld-so" 2>&1 &&
-   LD_LIBRARY_PATH="$obj/lib" "$tmp/clash-so" > "$tmp/run-so" 2>&1; then
-	echo "ok   a program defining the $n internal names runs on libblitz.so"
-else
-	echo "FAIL a program defining the $n internal names fails on libblitz.so:"
-	tail -n 5 "$tmp/ld-so" "$tmp/run-so" 2>/dev/null; fail=1
-fi
-if cc -o "$tmp/clash-a" "$tmp/clash.c" "$a" $libs > "$tmp/ld-a" 2>&1 &&
-   "$tmp/clash-a" > "$tmp/run-a" 2>&1; then
-	echo "ok   a program defining the $n internal names links libblitz.a and runs"
-else
-	echo "FAIL a program defining the $n internal names fails with libblitz.a:"
-	tail -n 5 "$tmp/ld-a" "$tmp/run-a" 2>/dev/null; fail=1
-fi
+# $1: the library, then the link arguments that name it.
+clash() {
+	local lib=$1 rc=0
+	shift
+	if ! cc -o "$tmp/clash" "$tmp/clash.c" "$@" $libs > "$tmp/ld" 2>&1; then
+		echo "FAIL a program defining the $n internal names does not link with $lib:"
+		tail -n 5 "$tmp/ld"
+		fail=1
+		return
+	fi
+	LD_LIBRARY_PATH="$obj/lib" "$tmp/clash" > "$tmp/run" 2>&1 || rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL a program defining the $n internal names exits $rc with $lib" \
+		     "(134: the library called one of its definitions, which abort)"
+		tail -n 5 "$tmp/run"
+		fail=1
+	else
+		echo "ok   a program defining the $n internal names links and runs with $lib"
+	fi
+}
+clash libblitz.so -L"$obj/lib" -lblitz
+clash libblitz.a "$a"
 exit $fail
