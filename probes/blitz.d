@@ -37,4 +37,5 @@ provider blitz {
 	probe blocking_end(uint64_t job, uint64_t run_ns, int64_t result);
 	probe signal_recv(int signo, int pid, int fd);
 	probe process_exit(int pid, int code, int signo, uint64_t run_ns);
+	probe hist_snapshot(int worker, uint64_t hists, uint32_t size, uint64_t seq);
 };

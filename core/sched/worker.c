@@ -84,6 +84,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	/* Relaxed: statistics (one writer, see stat_inc). */
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, w->global_interval, memory_order_relaxed);
+	hist_init(&w->hist, index, rt->cfg.hist_sample, rt->hist_id);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -167,6 +168,8 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
+	if (traced)
+		hist_count(&w->hist, BLITZ_HIST_PUSH_LEN, queue_len(&w->queue));
 	if (r == QUEUE_PUSHED) {
 		if (traced)
 			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
@@ -187,11 +190,11 @@ static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker
 	return push_ring_on(w, t, true);
 }
 
-/* push_ring - @t to the back of @w's ring; local_push fires only in the
- * traced copy (the same split as worker_run_task). */
+/* push_ring - @t to the back of @w's ring; local_push fires, and the ring
+ * length is counted, only in the traced copy (the same split as worker_run_task). */
 static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
-	if (BLITZ_LOCAL_PUSH_ENABLED())
+	if (BLITZ_LOCAL_PUSH_ENABLED() | hist_enabled())
 		return push_ring_traced(w, t);
 	return push_ring_on(w, t, false);
 }
@@ -283,6 +286,7 @@ static struct blitz_task *global_fetch(struct blitz_worker *w)
 	w->batch_len = (uint32_t)(got - 1);
 	stat_inc(w, global_batches);
 	stat_add(w, global_tasks, got);
+	hist_count(&w->hist, BLITZ_HIST_GLOBAL_BATCH, got);
 	BLITZ_GLOBAL_BATCH((int)w->index, (uint32_t)got,
 			   BLITZ_GLOBAL_BATCH_ENABLED() ? inject_len(&rt->inject) : 0);
 	return tmp[0];
@@ -413,6 +417,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 		if (t) {
 			stat_inc(w, steals);
 			stat_add(w, stolen, taken);
+			hist_count(&w->hist, BLITZ_HIST_STEAL, taken);
 			BLITZ_STEAL((int)w->index, (int)v, taken);
 			return t;
 		}
@@ -485,6 +490,7 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 	current_task = t;
 	/* The poll's clock runs only in the traced copy, for a traced task. */
 	uint64_t poll_start = traced && task_traced(t) ? clock_now_ns() : 0;
+	uint64_t hist_start = traced ? hist_poll_begin(w, t) : 0;
 	if (traced)
 		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
@@ -492,6 +498,8 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY,
 			   poll_start ? clock_now_ns() - poll_start : 0);
 	current_task = NULL;
+	if (traced)
+		hist_poll_done(w, hist_start, r == BLITZ_READY);
 
 	if (r == BLITZ_READY) {
 		task_finish(t, widx, 0);
@@ -516,7 +524,7 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
  */
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	if (BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED())
+	if (BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED() | hist_enabled())
 		run_task_traced(w, t, source);
 	else
 		run_task(w, t, source, false);
@@ -547,6 +555,7 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
 	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
+	hist_count(&w->hist, BLITZ_HIST_EWMA, w->ewma_poll_ns);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -705,7 +714,7 @@ static void worker_park(struct blitz_worker *w)
 	struct blitz_idle *idle = &rt->idle;
 	int reason, io_completions;
 	bool notified;
-	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from;
+	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from, slept;
 
 	/*
 	 * From here on, wakes on this thread go to the global queue (seq_cst:
@@ -764,8 +773,9 @@ static void worker_park(struct blitz_worker *w)
 
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
-	/* The sleep is timed only while a tracer listens to unpark. */
-	slept_from = BLITZ_UNPARK_ENABLED() ? clock_now_ns() : 0;
+	hist_parked(w, timeout);
+	/* The sleep is timed only while a tracer listens to unpark or hist_snapshot. */
+	slept_from = BLITZ_UNPARK_ENABLED() | hist_enabled() ? clock_now_ns() : 0;
 	notified = worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
 		/* Only the probe's reason: any order would do. */
@@ -778,8 +788,9 @@ static void worker_park(struct blitz_worker *w)
 		w->searching = true;
 		reason = UNPARK_NOTIFIED;
 	}
-	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified),
-		     slept_from ? clock_now_ns() - slept_from : 0);
+	slept = slept_from ? clock_now_ns() - slept_from : 0;
+	hist_woke(w, reason, slept);
+	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified), slept);
 out:
 	/*
 	 * It ran out of work: keeping up; the busy clock restarts
@@ -841,6 +852,7 @@ static void worker_tick(struct blitz_worker *w)
 	int source;
 
 	w->tick++;
+	hist_tick(w, &w->hist, start);
 	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
 		bounded_tick_start(w, start);
 	w->budget = w->rt->cfg.budget;
@@ -899,6 +911,7 @@ void *worker_main(void *arg)
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
 		worker_tick(w);
 	end_searching(w, -1);
+	hist_exit(w);
 	io_driver_thread_stop(&w->rt->io);
 	current_worker = NULL;
 	return NULL;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/stats.h>
+#include "histogram.h"
 #include "park.h"
 #include "queue.h"
 
@@ -55,6 +56,8 @@ struct blitz_worker {
 	_Atomic int woken_by;			/* who unparked us (worker index, -1 outside) */
 
 	alignas(CACHE_LINE) struct worker_stats stats;
+
+	alignas(CACHE_LINE) struct worker_hist hist;	/* histogram.h: written by the owner alone */
 };
 
 /*
