@@ -271,7 +271,10 @@ static __attribute__((noinline, cold)) void schedule_traced(struct blitz_task *t
 
 static inline __attribute__((always_inline)) void schedule(struct blitz_task *t, bool yield)
 {
-	if (BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled())
+	struct blitz_worker *w = current_worker;
+
+	/* A worker's latch (worker_trace_latch), else the semaphores. */
+	if (w ? w->traced & TRACED_SCHEDULE : BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled())
 		schedule_traced(t, yield);
 	else
 		schedule_on(t, yield, false);

@@ -64,6 +64,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->searching = false;
 	w->draining = false;
 	w->defer_global = false;
+	w->traced = 0;
 	w->index = index;
 	w->rt = rt;
 	w->tick = 0;
@@ -194,7 +195,7 @@ static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker
  * length is counted, only in the traced copy (the same split as worker_run_task). */
 static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
-	if (BLITZ_LOCAL_PUSH_ENABLED() | hist_enabled())
+	if (w->traced & TRACED_PUSH)
 		return push_ring_traced(w, t);
 	return push_ring_on(w, t, false);
 }
@@ -520,11 +521,14 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
  * or task_poll_end's semaphore the copy with the probes runs; otherwise one
  * without them, so that the probes' arguments (source, the worker index)
  * are not kept live across the poll (docs/probes.md, "What an unattached
- * probe costs").  Both semaphores are read: a tracer may attach to either.
+ * probe costs").  A worker reads its tick's latch (TRACED_POLL: either
+ * probe's semaphore or the summary histograms'); a helping thread the
+ * semaphores themselves.
  */
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	if (BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED() | hist_enabled())
+	if (w ? w->traced & TRACED_POLL :
+	    BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED() | hist_enabled())
 		run_task_traced(w, t, source);
 	else
 		run_task(w, t, source, false);
@@ -852,6 +856,7 @@ static void worker_tick(struct blitz_worker *w)
 	int source;
 
 	w->tick++;
+	w->traced = worker_trace_latch();
 	hist_tick(w, &w->hist, start);
 	if (w->rt->cfg.wake == BLITZ_WAKE_BOUNDED)
 		bounded_tick_start(w, start);

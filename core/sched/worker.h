@@ -37,6 +37,7 @@ struct blitz_worker {
 	bool searching;
 	bool draining;				/* bounded: this tick's reaped wakes go to the global queue */
 	bool defer_global;			/* bounded: this tick leaves the global queue to lower workers */
+	uint8_t traced;				/* TRACED_*: latched at each tick (worker_trace_latch) */
 	unsigned index;
 	struct blitz_runtime *rt;
 	uint64_t tick;
@@ -59,6 +60,31 @@ struct blitz_worker {
 
 	alignas(CACHE_LINE) struct worker_hist hist;	/* histogram.h: written by the owner alone */
 };
+
+/*
+ * Which of the worker's hot paths take their traced copy: read once per
+ * tick from the semaphores of the probes they fire (worker_trace_latch),
+ * so that a poll, a push and a schedule test one owner-only byte instead
+ * of two or three semaphores.  A tracer that attaches mid-tick sees that
+ * worker's events from its next tick (at most a budget of polls later);
+ * one that detaches mid-tick costs a few traced copies whose probes then
+ * test their own semaphores and stay silent.
+ */
+enum {
+	TRACED_POLL = 1 << 0,		/* task_poll_start, task_poll_end, summary histograms */
+	TRACED_PUSH = 1 << 1,		/* local_push, summary histograms */
+	TRACED_SCHEDULE = 1 << 2,	/* task_schedule, summary histograms */
+};
+
+static inline uint8_t worker_trace_latch(void)
+{
+	bool hist = hist_enabled();
+
+	return ((BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED() | hist) ?
+		TRACED_POLL : 0) |
+	       ((BLITZ_LOCAL_PUSH_ENABLED() | hist) ? TRACED_PUSH : 0) |
+	       ((BLITZ_TASK_SCHEDULE_ENABLED() | hist) ? TRACED_SCHEDULE : 0);
+}
 
 /*
  * stat_inc - add to a counter that only this worker writes: a relaxed load
