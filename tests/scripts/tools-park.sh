@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
 
-start_tool park -j -W
+start_tool park --per-event -j -W
 run_workload
 stop_tool park
 out="$tmp/park.out"
@@ -49,7 +49,7 @@ exec 7> "$tmp/idle.in"
 for _ in $(seq 100); do [ -s "$tmp/idle.addr" ] && break; sleep 0.1; done
 [ -s "$tmp/idle.addr" ] || { bad "park: echo-bench --server-only did not start: $(cat "$tmp/idle.err")"; finish; }
 t0=$(date +%s%N)
-start_tool park -j -W
+start_tool park --per-event -j -W
 t1=$(date +%s%N)
 sleep 0.5
 t2=$(date +%s%N)
