@@ -102,16 +102,6 @@ uint64_t hist_runtime_id(void)
 /* ---------------------------------------------------------------------- */
 /* Recording                                                               */
 
-/*
- * add - one writer (the owning worker): a relaxed load and store, no
- * read-modify-write, so that worker_read_hists() on another thread reads
- * each counter whole (see histogram.h).
- */
-static inline void add(unsigned long long *p, uint64_t n)
-{
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
-}
-
 static inline unsigned slot_of(uint64_t v)
 {
 	unsigned s = v < 2 ? 0 : 63 - (unsigned)__builtin_clzll(v);
@@ -119,32 +109,55 @@ static inline unsigned slot_of(uint64_t v)
 	return s < BLITZ_HIST_SLOTS ? s : BLITZ_HIST_SLOTS - 1;
 }
 
-/* record_value - @v into histogram @k (not its event count). */
-static void record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
+/* hist_record_value - @v into histogram @k (its event count comes from elsewhere). */
+void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 {
 	struct blitz_hist_log2 *l = &h->snap.hist[k];
 
-	add(&l->slots[slot_of(v)], 1);
-	add(&l->count, 1);
-	add(&l->sum, v);
+	hist_add(&l->slots[slot_of(v)], 1);
+	hist_add(&l->count, 1);
+	hist_add(&l->sum, v);
 }
 
 /* hist_record - one event of kind @k, value @v. */
 void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 {
-	add(&h->snap.events[k], 1);
-	record_value(h, k, v);
+	hist_add(&h->snap.events[k], 1);
+	hist_record_value(h, k, v);
 }
 
 void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime)
 {
 	memset(h, 0, sizeof(*h));
-	h->sample_mask = sample ? sample - 1 : 0;
+	h->sample = sample ? sample : 1;
+	h->poll_countdown = h->sched_countdown = 1;
 	h->snap.size = sizeof(h->snap);
 	h->snap.kinds = BLITZ_HIST_KINDS;
 	h->snap.worker = (int)worker;
-	h->snap.sample = sample ? sample : 1;
+	h->snap.sample = h->sample;
 	h->snap.runtime = runtime;
+}
+
+/* A worker statistic (relaxed: one writer, see stat_inc). */
+#define STAT(w, f) atomic_load_explicit(&(w)->stats.f, memory_order_relaxed)
+
+/*
+ * fill_events - the exact counts that the statistics keep, since the
+ * window began, into @out (the worker's own snapshot, or a reader's copy).
+ */
+static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot *out)
+{
+	const struct worker_hist *h = &w->hist;
+	uint64_t polls = STAT(w, polls) - h->base_polls;
+	unsigned long long *e = out->events;
+
+	/* Relaxed stores: see hist_add(). */
+	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - e[BLITZ_HIST_POLL_READY], __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_SCHED], polls, __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_STEAL], STAT(w, steals) - h->base_steals, __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_GLOBAL_BATCH], STAT(w, global_batches) - h->base_batches,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_PARK], STAT(w, parks) - h->base_parks, __ATOMIC_RELAXED);
 }
 
 /*
@@ -157,14 +170,23 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 {
 	struct worker_hist *h = &w->hist;
 
-	h->on = on;
-	if (!on)
+	/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+	__atomic_store_n(&h->on, on, __ATOMIC_RELAXED);
+	if (!on) {
+		fill_events(w, &h->snap);	/* the window's counts stop here */
 		return;
+	}
 	pthread_once(&calibrate_once, clock_calibrate);
 	/* Not atomic: a worker_read_hists() racing a re-attach may see a mix. */
 	memset(h->snap.events, 0, sizeof(h->snap.events));
 	memset(h->snap.hist, 0, sizeof(h->snap.hist));
-	h->polls = 0;
+	h->base_polls = STAT(w, polls);
+	h->base_steals = STAT(w, steals);
+	h->base_batches = STAT(w, global_batches);
+	h->base_parks = STAT(w, parks);
+	h->poll_countdown = h->sched_countdown = 1;
+	h->sampling = false;
+	h->window_start = hist_ticks();
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
 }
 
@@ -173,7 +195,8 @@ void hist_fire(struct blitz_worker *w, uint64_t now_ns)
 {
 	struct worker_hist *h = &w->hist;
 
-	add(&h->snap.seq, 1);
+	fill_events(w, &h->snap);
+	hist_add(&h->snap.seq, 1);
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
 	BLITZ_HIST_SNAPSHOT((int)w->index, (uint64_t)(uintptr_t)&h->snap,
 			    (uint32_t)sizeof(h->snap), h->snap.seq);
@@ -182,7 +205,7 @@ void hist_fire(struct blitz_worker *w, uint64_t now_ns)
 /* hist_park - a park (@timeout_ns its limit); the snapshot before the sleep. */
 void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 {
-	hist_record(&w->hist, BLITZ_HIST_PARK, timeout_ns);
+	hist_record_value(&w->hist, BLITZ_HIST_PARK, timeout_ns);
 	if (w->hist.on)
 		hist_fire(w, clock_now_ns());
 }
@@ -194,68 +217,55 @@ void hist_exit(struct blitz_worker *w)
 		hist_fire(w, 0);
 }
 
-/*
- * Per thread: the schedules this thread made while enabled, for sampling
- * (a waker may be any thread, so it cannot be a worker's field).
- */
-static __thread uint32_t sched_nth __attribute__((tls_model("initial-exec")));
-
-/*
- * hist_queued - @t is about to be queued: stamp one schedule in
- * BLITZ_HIST_SAMPLE with the clock, clear the others (a stamp left from an
- * earlier window must not be read as this one).  The stamp is never 0.
- */
-void hist_queued(struct blitz_task *t)
+/* hist_stamp_sample - the schedule that hist_stamp's countdown picked. */
+void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t)
 {
-	uint32_t mask = t->rt->cfg.hist_sample - 1;
+	h->sched_countdown = h->sample;
+	t->queued_at = hist_ticks() | 1;
+}
 
-	t->queued_at = (++sched_nth & mask) ? 0 : hist_ticks() | 1;
+/* Per thread: schedules from a thread that is not a worker, for sampling. */
+static __thread uint32_t outside_countdown __attribute__((tls_model("initial-exec")));
+
+void hist_stamp_outside(struct blitz_task *t)
+{
+	if (outside_countdown > 1) {
+		outside_countdown--;
+		return;
+	}
+	outside_countdown = t->rt->cfg.hist_sample;
+	t->queued_at = hist_ticks() | 1;
 }
 
 /*
- * hist_poll_start - @w is about to poll @t: count its wait in a queue and
- * record its length if it was stamped; returns the poll's start (ticks) if
- * this poll is the sampled one, else 0.  @w NULL (a helping thread): not a
- * worker's event, nothing recorded.
+ * hist_poll_sample - hist_poll_begin's slow path: @t carries a stamp (its
+ * queued-to-polled time is recorded, if the stamp is this window's) and/or
+ * this poll is the timed one (@timed).
  */
-uint64_t hist_poll_start(struct blitz_worker *w, struct blitz_task *t)
+uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool timed)
 {
-	uint64_t queued = t->queued_at, now = 0;
-	struct worker_hist *h;
-	bool timed;
+	uint64_t queued = t->queued_at, now = hist_ticks();
 
-	t->queued_at = 0;
-	if (!w)
+	if (queued) {
+		t->queued_at = 0;
+		if (queued >= h->window_start && now >= queued)
+			hist_record_value(h, BLITZ_HIST_SCHED, ticks_to_ns(now - queued));
+	}
+	if (!timed)
 		return 0;
-	h = &w->hist;
-	add(&h->snap.events[BLITZ_HIST_SCHED], 1);
-	timed = (h->polls++ & h->sample_mask) == 0;
-	if (queued || timed)
-		now = hist_ticks();
-	if (queued && now >= queued)
-		record_value(h, BLITZ_HIST_SCHED, ticks_to_ns(now - queued));
-	return timed ? now | 1 : 0;
+	h->poll_countdown = h->sample;
+	h->sampling = true;
+	return now | 1;
 }
 
-/* hist_poll_end - the poll begun at @start (0: not timed) returned @ready. */
-void hist_poll_end(struct blitz_worker *w, uint64_t start, bool ready)
+/* hist_poll_timed - the timed poll begun at @start returned @ready. */
+void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready)
 {
-	enum blitz_hist_kind k = ready ? BLITZ_HIST_POLL_READY : BLITZ_HIST_POLL_PENDING;
-	uint64_t now;
+	uint64_t now = hist_ticks();
 
-	if (!w)
-		return;
-	add(&w->hist.snap.events[k], 1);
-	if (!start)
-		return;
-	now = hist_ticks();
-	record_value(&w->hist, k, now > start ? ticks_to_ns(now - start) : 0);
-}
-
-/* hist_slept - a sleep that ended for @reason (the unpark probe's) lasted @ns. */
-void hist_slept(struct blitz_worker *w, int reason, uint64_t ns)
-{
-	hist_record(&w->hist, BLITZ_HIST_SLEEP_NOTIFIED + reason, ns);
+	h->sampling = false;
+	hist_record_value(h, ready ? BLITZ_HIST_POLL_READY : BLITZ_HIST_POLL_PENDING,
+			  now > start ? ticks_to_ns(now - start) : 0);
 }
 
 /* worker_read_hists - a copy of @w's histograms, each counter whole (tests). */
@@ -265,7 +275,10 @@ void worker_read_hists(const struct blitz_worker *w, struct blitz_hist_snapshot 
 	unsigned long long *dst = (unsigned long long *)out;
 
 	_Static_assert(sizeof(*out) % sizeof(*src) == 0, "a snapshot is whole u64s");
-	/* Relaxed: see add(). */
+	/* Relaxed: see hist_add(). */
 	for (size_t i = 0; i < sizeof(*out) / sizeof(*src); i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	/* While collecting, the counts the statistics keep are live. */
+	if (__atomic_load_n(&w->hist.on, __ATOMIC_RELAXED))
+		fill_events(w, out);
 }

@@ -5,13 +5,21 @@
  * worker's own memory, and handed out at hist_snapshot (the layout is
  * include/blitz/histograms.h).
  *
- * Every hook here is inline and starts with the semaphore test: with no
- * tracer attached a hook is a load and a not-taken branch.  The work is in
- * histogram.c.  Only the owning worker writes its histograms; the probe
- * fires on that worker's thread, so the tracer's copy is consistent.
- * worker_read_hists() (tests) reads them from another thread: the stores
- * and its loads are relaxed atomics (no read-modify-write: one writer) so
- * that such a read is no data race and sees each counter whole.
+ * Cost while collecting: a traced run should describe the untraced one,
+ * so the per-event work is a countdown per poll and per schedule, and a
+ * clock read only for one event in BLITZ_HIST_SAMPLE (hist_poll_sample,
+ * out of line).  The exact event counts are the worker's statistics
+ * (stats.polls, steals, global_batches, parks), read at each snapshot
+ * against their value when the window began; only what the statistics do
+ * not split (ready polls, sleeps by reason) is counted here.
+ *
+ * The hooks are inline and run only when the worker's tick latch says so
+ * (worker->traced & TRACED_HIST, worker.h): unattached they cost nothing
+ * beyond the latch test the hot paths already make.  Only the owning
+ * worker writes its histograms; the probe fires on that worker's thread,
+ * so the tracer's copy is consistent.  worker_read_hists() (tests) reads
+ * them from another thread: the stores and its loads are relaxed atomics
+ * (no read-modify-write: one writer) so that such a read is no data race.
  */
 #ifndef BLITZ_CORE_HISTOGRAM_H
 #define BLITZ_CORE_HISTOGRAM_H
@@ -30,9 +38,14 @@ struct blitz_task;
 /* struct worker_hist - a worker's histograms and its collection state. */
 struct worker_hist {
 	bool on;			/* collecting (the semaphore seen at a tick) */
-	uint32_t sample_mask;		/* sample - 1: a poll is timed when (polls & mask) == 0 */
-	uint32_t polls;			/* polls while on, for the sampling */
+	bool sampling;			/* the poll running now is timed */
+	uint32_t sample;		/* BLITZ_HIST_SAMPLE */
+	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
+	uint32_t sched_countdown;	/* schedules until the next stamped one */
+	uint64_t window_start;		/* ticks: a stamp older than this is another window's */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
+	/* The statistics when the window began (events = now - base). */
+	uint64_t base_polls, base_steals, base_batches, base_parks;
 	struct blitz_hist_snapshot snap;
 };
 
@@ -44,18 +57,29 @@ static inline bool hist_enabled(void)
 
 void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime);
 uint64_t hist_runtime_id(void);
+void worker_read_hists(const struct blitz_worker *w, struct blitz_hist_snapshot *out);
 
-/* The slow paths, taken only while enabled. */
+/* The slow paths: window changes, snapshots, sampled events. */
 void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns);
 void hist_fire(struct blitz_worker *w, uint64_t now_ns);
 void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
-void hist_queued(struct blitz_task *t);
-uint64_t hist_poll_start(struct blitz_worker *w, struct blitz_task *t);
-void hist_poll_end(struct blitz_worker *w, uint64_t start, bool ready);
+void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
+void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t);
+void hist_stamp_outside(struct blitz_task *t);
+uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool timed);
+void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready);
 void hist_park(struct blitz_worker *w, uint64_t timeout_ns);
-void hist_slept(struct blitz_worker *w, int reason, uint64_t ns);
 void hist_exit(struct blitz_worker *w);
-void worker_read_hists(const struct blitz_worker *w, struct blitz_hist_snapshot *out);
+
+/*
+ * add - one writer (the owning worker): a relaxed load and store, no
+ * read-modify-write, so that worker_read_hists() on another thread reads
+ * each counter whole.
+ */
+static inline void hist_add(unsigned long long *p, uint64_t n)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
 
 /*
  * hist_tick - at the start of each tick (@now_ns: the tick's clock): zero
@@ -73,19 +97,60 @@ static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint
 		hist_fire(w, now_ns);
 }
 
-/* hist_count - one event of kind @k with value @v (a size, a length). */
+/* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */
 static inline void hist_count(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 {
 	if (hist_enabled())
-		hist_record(h, k, v);
+		hist_record_value(h, k, v);
 }
 
-/* hist_stamp - a task is about to be queued (spawn, schedule): stamp it (sampled). */
-static inline void hist_stamp(struct blitz_task *t)
+/*
+ * hist_stamp - @t is about to be queued from worker @h (NULL: another
+ * thread): stamp one schedule in BLITZ_HIST_SAMPLE with the clock.
+ * Unstamped tasks keep queued_at 0: the poll that reads a stamp clears it.
+ */
+static inline void hist_stamp(struct worker_hist *h, struct blitz_task *t)
 {
-	if (hist_enabled())
-		hist_queued(t);
+	if (!h)
+		hist_stamp_outside(t);
+	else if (__builtin_expect(--h->sched_countdown == 0, 0))
+		hist_stamp_sample(h, t);
 }
+
+/*
+ * hist_poll_begin - @t (stamped at @queued, 0: not) is about to be polled
+ * on @h's worker: count down to the next timed poll; the queued-to-polled
+ * time of a stamped task.  Returns the poll's start (ticks) if it is
+ * timed, else 0.
+ */
+static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task *t,
+				       uint64_t queued)
+{
+	bool timed = --h->poll_countdown == 0;
+
+	if (__builtin_expect(timed | (queued != 0), 0))
+		return hist_poll_sample(h, t, timed);
+	return 0;
+}
+
+/* hist_poll_end - the poll begun at @start (0: not timed) returned @ready. */
+static inline void hist_poll_end(struct worker_hist *h, uint64_t start, bool ready)
+{
+	if (ready)
+		hist_add(&h->snap.events[BLITZ_HIST_POLL_READY], 1);
+	if (__builtin_expect(start != 0, 0))
+		hist_poll_timed(h, start, ready);
+}
+
+/*
+ * hist_pushed - a push to the worker's ring @q: its length counted during
+ * a timed poll (a sample of the pushes, as the poll times are).
+ */
+#define hist_pushed(h, q)						\
+	do {								\
+		if (__builtin_expect((h)->sampling, 0))			\
+			hist_record((h), BLITZ_HIST_PUSH_LEN, queue_len(q)); \
+	} while (0)
 
 /* hist_parked / hist_woke - around a sleep in worker_park. */
 static inline void hist_parked(struct blitz_worker *w, uint64_t timeout_ns)
@@ -94,24 +159,10 @@ static inline void hist_parked(struct blitz_worker *w, uint64_t timeout_ns)
 		hist_park(w, timeout_ns);
 }
 
-static inline void hist_woke(struct blitz_worker *w, int reason, uint64_t slept_ns)
+static inline void hist_woke(struct worker_hist *h, int reason, uint64_t slept_ns)
 {
 	if (hist_enabled() && slept_ns)
-		hist_slept(w, reason, slept_ns);
+		hist_record(h, BLITZ_HIST_SLEEP_NOTIFIED + reason, slept_ns);
 }
 
-/*
- * hist_poll_begin / hist_poll_done - around a poll (the traced copy of
- * run_task): the schedule latency, the event counts, the sampled poll time.
- */
-static inline uint64_t hist_poll_begin(struct blitz_worker *w, struct blitz_task *t)
-{
-	return hist_enabled() ? hist_poll_start(w, t) : 0;
-}
-
-static inline void hist_poll_done(struct blitz_worker *w, uint64_t start, bool ready)
-{
-	if (hist_enabled())
-		hist_poll_end(w, start, ready);
-}
 #endif

@@ -165,12 +165,12 @@ bool worker_behind(struct blitz_worker *v, uint64_t now)
 
 /* push_ring_on - returns whether the ring overflowed to the global queue. */
 static inline __attribute__((always_inline)) bool
-push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
+push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist)
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
-	if (traced)
-		hist_count(&w->hist, BLITZ_HIST_PUSH_LEN, queue_len(&w->queue));
+	if (hist && (w->traced & TRACED_HIST))
+		hist_pushed(&w->hist, &w->queue);
 	if (r == QUEUE_PUSHED) {
 		if (traced)
 			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
@@ -186,18 +186,21 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
 	return true;
 }
 
+/* push_ring_traced - local_push fires (TRACED_PUSH), or only the histograms count. */
 static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	return push_ring_on(w, t, true);
+	if (w->traced & TRACED_PUSH)
+		return push_ring_on(w, t, true, true);
+	return push_ring_on(w, t, false, true);
 }
 
 /* push_ring - @t to the back of @w's ring; local_push fires, and the ring
  * length is counted, only in the traced copy (the same split as worker_run_task). */
 static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
-	if (w->traced & TRACED_PUSH)
+	if (__builtin_expect(w->traced != 0, 0))
 		return push_ring_traced(w, t);
-	return push_ring_on(w, t, false);
+	return push_ring_on(w, t, false, false);
 }
 
 /* worker_local_dest - where worker_schedule_local() will put a task. */
@@ -475,7 +478,7 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_
 
 /* run_task - poll @t once on @w (NULL: a helping non-worker thread). */
 static inline __attribute__((always_inline)) void
-run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
+run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, bool hist)
 {
 	int widx = w ? (int)w->index : -1;
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
@@ -489,9 +492,16 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 	if (w)
 		stat_inc(w, polls);
 	current_task = t;
-	/* The poll's clock runs only in the traced copy, for a traced task. */
-	uint64_t poll_start = traced && task_traced(t) ? clock_now_ns() : 0;
-	uint64_t hist_start = traced ? hist_poll_begin(w, t) : 0;
+	/*
+	 * The poll's clock runs only in the traced copy, for a traced task,
+	 * while task_poll_end listens (the copy also runs for the summary
+	 * histograms alone, which have their own clock).
+	 */
+	uint64_t poll_start = traced && BLITZ_TASK_POLL_END_ENABLED() && task_traced(t) ?
+			      clock_now_ns() : 0;
+	/* The summary histograms (histogram.h): only on a worker, while collected. */
+	bool counted = hist && w && (w->traced & TRACED_HIST);
+	uint64_t hist_start = counted ? hist_poll_begin(&w->hist, t, t->queued_at) : 0;
 	if (traced)
 		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
@@ -499,8 +509,8 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY,
 			   poll_start ? clock_now_ns() - poll_start : 0);
 	current_task = NULL;
-	if (traced)
-		hist_poll_done(w, hist_start, r == BLITZ_READY);
+	if (counted)
+		hist_poll_end(&w->hist, hist_start, r == BLITZ_READY);
 
 	if (r == BLITZ_READY) {
 		task_finish(t, widx, 0);
@@ -510,10 +520,19 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 		t->vtable->reschedule(t);
 }
 
+/*
+ * run_task_traced - the copy with the probes (TRACED_POLL, or a helping
+ * thread while they are enabled), or the one with only the histograms'
+ * hooks (TRACED_HIST).  Out of line, so that the plain copy keeps no frame
+ * for them.
+ */
 static __attribute__((noinline, cold)) void
 run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	run_task(w, t, source, true);
+	if (!w || (w->traced & TRACED_POLL))
+		run_task(w, t, source, true, true);
+	else
+		run_task(w, t, source, false, true);
 }
 
 /*
@@ -527,11 +546,10 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
  */
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	if (w ? w->traced & TRACED_POLL :
-	    BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED() | hist_enabled())
+	if (w ? w->traced != 0 : BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED())
 		run_task_traced(w, t, source);
 	else
-		run_task(w, t, source, false);
+		run_task(w, t, source, false, false);
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
@@ -793,7 +811,7 @@ static void worker_park(struct blitz_worker *w)
 		reason = UNPARK_NOTIFIED;
 	}
 	slept = slept_from ? clock_now_ns() - slept_from : 0;
-	hist_woke(w, reason, slept);
+	hist_woke(&w->hist, reason, slept);
 	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified), slept);
 out:
 	/*

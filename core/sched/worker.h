@@ -62,28 +62,30 @@ struct blitz_worker {
 };
 
 /*
- * Which of the worker's hot paths take their traced copy: read once per
- * tick from the semaphores of the probes they fire (worker_trace_latch),
- * so that a poll, a push and a schedule test one owner-only byte instead
- * of two or three semaphores.  A tracer that attaches mid-tick sees that
- * worker's events from its next tick (at most a budget of polls later);
- * one that detaches mid-tick costs a few traced copies whose probes then
- * test their own semaphores and stay silent.
+ * What the worker's hot paths trace: read once per tick from the
+ * semaphores (worker_trace_latch), so that a poll, a push and a schedule
+ * test one owner-only byte, zero when nothing is attached, instead of two
+ * or three semaphores.  A _POLL, _PUSH or _SCHEDULE bit sends them to
+ * their traced copy (the per-event probes, and the histograms too);
+ * TRACED_HIST alone to the inline histogram hooks (histogram.h).  A tracer
+ * that attaches mid-tick sees that worker's events from its next tick (at
+ * most a budget of polls later); one that detaches mid-tick costs a few
+ * traced copies whose probes then test their own semaphores.
  */
 enum {
-	TRACED_POLL = 1 << 0,		/* task_poll_start, task_poll_end, summary histograms */
-	TRACED_PUSH = 1 << 1,		/* local_push, summary histograms */
-	TRACED_SCHEDULE = 1 << 2,	/* task_schedule, summary histograms */
+	TRACED_POLL = 1 << 0,		/* task_poll_start, task_poll_end */
+	TRACED_PUSH = 1 << 1,		/* local_push */
+	TRACED_SCHEDULE = 1 << 2,	/* task_schedule */
+	TRACED_HIST = 1 << 3,		/* hist_snapshot: the summary histograms */
 };
 
 static inline uint8_t worker_trace_latch(void)
 {
-	bool hist = hist_enabled();
-
-	return ((BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED() | hist) ?
+	return ((BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED()) ?
 		TRACED_POLL : 0) |
-	       ((BLITZ_LOCAL_PUSH_ENABLED() | hist) ? TRACED_PUSH : 0) |
-	       ((BLITZ_TASK_SCHEDULE_ENABLED() | hist) ? TRACED_SCHEDULE : 0);
+	       (BLITZ_LOCAL_PUSH_ENABLED() ? TRACED_PUSH : 0) |
+	       (BLITZ_TASK_SCHEDULE_ENABLED() ? TRACED_SCHEDULE : 0) |
+	       (hist_enabled() ? TRACED_HIST : 0);
 }
 
 /*
