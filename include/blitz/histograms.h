@@ -35,7 +35,7 @@ enum blitz_hist_kind {
 	BLITZ_HIST_SLEEP_IO,
 	BLITZ_HIST_STEAL,		/* tasks taken by each successful steal */
 	BLITZ_HIST_GLOBAL_BATCH,	/* tasks taken by each global-queue batch */
-	BLITZ_HIST_PUSH_LEN,		/* ring length after each push to the worker's own ring */
+	BLITZ_HIST_PUSH_LEN,		/* ring length after a push to the worker's own ring (during timed polls) */
 	BLITZ_HIST_EWMA,		/* ns, the EWMA of poll time after each update */
 	BLITZ_HIST_KINDS
 };
@@ -55,9 +55,11 @@ struct blitz_hist_snapshot {
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
 	unsigned long long seq;		/* this worker's snapshot number, from 1 */
 	/*
-	 * Every event, counted exactly (a poll, a park, a steal...).  The
-	 * timed kinds POLL_* and SCHED record only a sample of them in
-	 * hist[].count; a tool scales by events / count, or says it sampled.
+	 * Every event, counted exactly (a poll, a park, a steal...; SCHED:
+	 * the polls, each ends a wait in a queue).  The timed kinds POLL_*
+	 * and SCHED record only a sample of them in hist[].count; a tool
+	 * scales by events / count, or says it sampled.  PUSH_LEN counts the
+	 * pushes of the timed polls only (events == hist[].count).
 	 */
 	unsigned long long events[BLITZ_HIST_KINDS];
 	struct blitz_hist_log2 hist[BLITZ_HIST_KINDS];
