@@ -6,8 +6,8 @@
  *
  * Cost model (issue 16): a probe hit costs 550-1,700 ns, a scheduling event
  * 10-100 ns.  So every event is counted here, in the worker's memory, and
- * the tracer is called only at hist_snapshot (each park, every
- * HIST_SNAPSHOT_NS of running, exit).  The clock is rdtsc where the CPU
+ * the tracer is called only at hist_snapshot (at most every
+ * HIST_SNAPSHOT_NS, checked at ticks and parks, and at exit).  The clock is rdtsc where the CPU
  * says its TSC is invariant (about half of clock_gettime here), converted
  * to ns with a factor measured once against CLOCK_MONOTONIC; else
  * clock_gettime.  Even rdtsc is about a yield's cost, so poll time and
@@ -202,12 +202,24 @@ void hist_fire(struct blitz_worker *w, uint64_t now_ns)
 			    (uint32_t)sizeof(h->snap), h->snap.seq);
 }
 
-/* hist_park - a park (@timeout_ns its limit); the snapshot before the sleep. */
+/*
+ * hist_park - a park (@timeout_ns its limit); a snapshot before the sleep
+ * if the last one is HIST_SNAPSHOT_NS old.  Not at every park: a snapshot
+ * is a probe hit and a 4 KiB copy (microseconds), and a worker that parks
+ * between short bursts of work would pay it per burst; what it counted
+ * since reaches the tracer at its next tick that is due (a sleep ends
+ * within its 10 ms timeout) or at its exit.
+ */
 void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 {
+	uint64_t now;
+
 	hist_record_value(&w->hist, BLITZ_HIST_PARK, timeout_ns);
-	if (w->hist.on)
-		hist_fire(w, clock_now_ns());
+	if (!w->hist.on)
+		return;
+	now = clock_now_ns();
+	if (now >= w->hist.next_snapshot)
+		hist_fire(w, now);
 }
 
 /* hist_exit - the last snapshot, as the worker's thread ends. */
