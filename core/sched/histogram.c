@@ -174,6 +174,12 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	__atomic_store_n(&h->on, on, __ATOMIC_RELAXED);
 	if (!on) {
 		fill_events(w, &h->snap);	/* the window's counts stop here */
+		/*
+		 * Stamps are written only while collecting; those made up to
+		 * now (until this tick, the latch kept stamping) belong to the
+		 * window that ends here.
+		 */
+		h->window_start = hist_ticks();
 		return;
 	}
 	pthread_once(&calibrate_once, clock_calibrate);
@@ -186,7 +192,6 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	h->base_parks = STAT(w, parks);
 	h->poll_countdown = h->sched_countdown = 1;
 	h->sampling = false;
-	h->window_start = hist_ticks();
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
 }
 

@@ -42,7 +42,7 @@ struct worker_hist {
 	uint32_t sample;		/* BLITZ_HIST_SAMPLE */
 	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
 	uint32_t sched_countdown;	/* schedules until the next stamped one */
-	uint64_t window_start;		/* ticks: a stamp older than this is another window's */
+	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
 	/* The statistics when the window began (events = now - base). */
 	uint64_t base_polls, base_steals, base_batches, base_parks;
