@@ -191,7 +191,6 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	h->base_batches = STAT(w, global_batches);
 	h->base_parks = STAT(w, parks);
 	h->poll_countdown = h->sched_countdown = 1;
-	h->sampling = false;
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
 }
 
@@ -271,7 +270,6 @@ uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool time
 	if (!timed)
 		return 0;
 	h->poll_countdown = h->sample;
-	h->sampling = true;
 	return now | 1;
 }
 
@@ -280,7 +278,6 @@ void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready)
 {
 	uint64_t now = hist_ticks();
 
-	h->sampling = false;
 	hist_record_value(h, ready ? BLITZ_HIST_POLL_READY : BLITZ_HIST_POLL_PENDING,
 			  now > start ? ticks_to_ns(now - start) : 0);
 }

@@ -38,7 +38,6 @@ struct blitz_task;
 /* struct worker_hist - a worker's histograms and its collection state. */
 struct worker_hist {
 	bool on;			/* collecting (the semaphore seen at a tick) */
-	bool sampling;			/* the poll running now is timed */
 	uint32_t sample;		/* BLITZ_HIST_SAMPLE */
 	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
 	uint32_t sched_countdown;	/* schedules until the next stamped one */
@@ -141,16 +140,6 @@ static inline void hist_poll_end(struct worker_hist *h, uint64_t start, bool rea
 	if (__builtin_expect(start != 0, 0))
 		hist_poll_timed(h, start, ready);
 }
-
-/*
- * hist_pushed - a push to the worker's ring @q: its length counted during
- * a timed poll (a sample of the pushes, as the poll times are).
- */
-#define hist_pushed(h, q)						\
-	do {								\
-		if (__builtin_expect((h)->sampling, 0))			\
-			hist_record((h), BLITZ_HIST_PUSH_LEN, queue_len(q)); \
-	} while (0)
 
 /* hist_parked / hist_woke - around a sleep in worker_park. */
 static inline void hist_parked(struct blitz_worker *w, uint64_t timeout_ns)

@@ -169,8 +169,8 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced, bool his
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
-	if (hist && (w->traced & TRACED_HIST))
-		hist_pushed(&w->hist, &w->queue);
+	if (hist && (w->traced & TRACED_SAMPLING))
+		hist_record(&w->hist, BLITZ_HIST_PUSH_LEN, queue_len(&w->queue));
 	if (r == QUEUE_PUSHED) {
 		if (traced)
 			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
@@ -198,7 +198,8 @@ static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker
  * length is counted, only in the traced copy (the same split as worker_run_task). */
 static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
-	if (__builtin_expect(w->traced != 0, 0))
+	/* The histograms count a push only during a timed poll (TRACED_SAMPLING). */
+	if (__builtin_expect(w->traced & (TRACED_PUSH | TRACED_SAMPLING), 0))
 		return push_ring_traced(w, t);
 	return push_ring_on(w, t, false, false);
 }
@@ -502,6 +503,9 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 	/* The summary histograms (histogram.h): only on a worker, while collected. */
 	bool counted = hist && w && (w->traced & TRACED_HIST);
 	uint64_t hist_start = counted ? hist_poll_begin(&w->hist, t, t->queued_at) : 0;
+
+	if (hist_start)
+		w->traced |= TRACED_SAMPLING;	/* its pushes are counted too */
 	if (traced)
 		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
@@ -511,6 +515,8 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 	current_task = NULL;
 	if (counted)
 		hist_poll_end(&w->hist, hist_start, r == BLITZ_READY);
+	if (hist_start)
+		w->traced &= (uint8_t)~TRACED_SAMPLING;
 
 	if (r == BLITZ_READY) {
 		task_finish(t, widx, 0);

@@ -77,6 +77,7 @@ enum {
 	TRACED_PUSH = 1 << 1,		/* local_push */
 	TRACED_SCHEDULE = 1 << 2,	/* task_schedule */
 	TRACED_HIST = 1 << 3,		/* hist_snapshot: the summary histograms */
+	TRACED_SAMPLING = 1 << 4,	/* not latched: set during a timed poll (run_task) */
 };
 
 static inline uint8_t worker_trace_latch(void)
