@@ -3,9 +3,11 @@
  * park.bpf.c - how long blitz workers sleep: unpark's slept_ns, which the
  * runtime times itself while the probe is enabled (one hit per sleep, no
  * pairing with park), split by unpark's reason, and who woke them.  park
- * is attached only to count the parks started.
+ * is attached only to count the parks started.  Summary mode
+ * (hist_snapshot): the runtime's own sleep histograms by reason and its
+ * park counts; who woke whom needs every unpark (--per-event).
  */
-#include "blitz.bpf.h"
+#include "summary.bpf.h"
 #include "park.h"
 
 const volatile bool targ_per_worker = false;
@@ -37,7 +39,7 @@ struct {
 __u64 unpaired = 0;
 __u64 dropped = 0;
 
-static __always_inline void count(void *map, const void *key)
+static __always_inline void count_n(void *map, const void *key, __u64 n)
 {
 	static const __u64 zero;
 	__u64 *c = bpf_map_lookup_elem(map, key);
@@ -50,7 +52,12 @@ static __always_inline void count(void *map, const void *key)
 			return;
 		}
 	}
-	__sync_fetch_and_add(c, 1);
+	__sync_fetch_and_add(c, n);
+}
+
+static __always_inline void count(void *map, const void *key)
+{
+	count_n(map, key, 1);
 }
 
 /*
@@ -83,6 +90,40 @@ int BPF_USDT(unpark, int worker, int reason, int waker, __u64 slept_ns)
 		__sync_fetch_and_add(&dropped, 1);
 	if (reason == UNPARK_NOTIFIED)
 		count(&wakers, &wk);
+	return 0;
+}
+
+/* merge_reason - the sleeps that ended for @reason since @old. */
+static __always_inline void merge_reason(struct hist_key *hk, int reason,
+					 const struct blitz_hist_snapshot *s,
+					 const struct blitz_hist_snapshot *old)
+{
+	hk->label = reason;
+	if (summary_merge(&hists, hk, s, old, BLITZ_HIST_SLEEP_NOTIFIED + reason,
+			  summary_shift(targ_unit_div)))
+		__sync_fetch_and_add(&dropped, 1);
+}
+
+SEC("usdt")
+int BPF_USDT(hist_snapshot, int worker, __u64 addr, __u32 size, __u64 seq)
+{
+	struct hist_key hk = { .worker = targ_per_worker ? worker : HIST_ALL };
+	struct park_key pk = { .worker = worker };
+	struct blitz_hist_snapshot *s, *old;
+	struct summary_key key;
+	__u64 n;
+
+	s = summary_take(worker, addr, size, seq, &key, &old);
+	if (!s)
+		return 0;
+	merge_reason(&hk, UNPARK_NOTIFIED, s, old);
+	merge_reason(&hk, UNPARK_TIMEOUT, s, old);
+	merge_reason(&hk, UNPARK_SHUTDOWN, s, old);
+	merge_reason(&hk, UNPARK_IO, s, old);
+	n = summary_delta(s, old, BLITZ_HIST_PARK);
+	if (n)
+		count_n(&parks, &pk, n);
+	summary_keep(&key, s);
 	return 0;
 }
 

@@ -4,6 +4,8 @@
  * the runtime while traced: no pairing with park) as log2 histograms
  * split by why they woke (notified, timeout, shutdown, io), the parks each
  * worker started (the park probe, counted only), and who woke whom.
+ * By default from the runtime's own histograms (--summary); who woke
+ * whom needs a probe hit per unpark (--per-event).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,10 +16,18 @@
 #include "json_writer.h"
 #include "map_snapshot.h"
 #include "print_loop.h"
+#include "summary_helpers.h"
 #include "tool_args.h"
 #include "usdt_target.h"
 #include "park.h"
 #include "park.skel.h"
+
+static struct summary_opts mode;
+
+static const struct tool_flag flags[] = {
+	SUMMARY_FLAGS(&mode),
+	{ 0 },
+};
 
 static const struct tool_def def = {
 	.name = "park",
@@ -27,9 +37,11 @@ static const struct tool_def def = {
 		"    blitz-park                  # histograms in us, printed at Ctrl-C\n"
 		"    blitz-park -m 1             # milliseconds, every second\n"
 		"    blitz-park -W               # per worker and reason\n"
-		"    blitz-park -j > park.json\n",
+		"    blitz-park -j > park.json\n"
+		"    blitz-park --per-event      # and who woke whom (a probe hit per park)\n",
 	.opts = TOOL_OPT_UNITS | TOOL_OPT_WORKER,
 	.unit = UNIT_US,
+	.flags = flags,
 };
 
 static const char *const reasons[UNPARK_REASONS] = {
@@ -160,12 +172,14 @@ int main(int argc, char **argv)
 	struct tool_env env = { 0 };
 	struct state st = { .env = &env };
 	struct park_bpf *skel;
-	bool last;
+	bool last, summary;
 
 	tool_parse_args(&env, &def, argc, argv);
+	summary = summary_mode(&env, &mode, false, NULL);
 	tool_setup(&env);
 
 	skel = tool_opened(&env, park_bpf__open());
+	summary_load_only(skel->obj, summary);
 	skel->rodata->targ_per_worker = env.per_worker;
 	skel->rodata->targ_unit_div = unit_div(env.unit);
 	tool_loaded(&env, park_bpf__load(skel));

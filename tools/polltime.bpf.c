@@ -2,9 +2,11 @@
 /*
  * polltime.bpf.c - poll durations: task_poll_end's poll_ns, which the
  * runtime times itself while the probe is enabled (one hit per poll, no
- * pairing with task_poll_start).
+ * pairing with task_poll_start).  Summary mode (hist_snapshot): the
+ * runtime's own poll-time histograms, one poll in BLITZ_HIST_SAMPLE timed;
+ * the polls not timed count as unpaired.
  */
-#include "blitz.bpf.h"
+#include "summary.bpf.h"
 #include "polltime.h"
 
 const volatile bool targ_per_worker = false;
@@ -36,6 +38,34 @@ int BPF_USDT(task_poll_end, int worker, __u64 task, int ready, __u64 poll_ns)
 	}
 	if (hist_add(&hists, &hk, poll_ns / targ_unit_div, poll_ns))
 		__sync_fetch_and_add(&dropped, 1);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(hist_snapshot, int worker, __u64 addr, __u32 size, __u64 seq)
+{
+	struct hist_key hk = { .worker = targ_per_worker ? worker : HIST_ALL };
+	__u32 shift = summary_shift(targ_unit_div);
+	struct blitz_hist_snapshot *s, *old;
+	struct summary_key key;
+	__u64 polls, timed;
+
+	s = summary_take(worker, addr, size, seq, &key, &old);
+	if (!s)
+		return 0;
+	hk.label = targ_by_result ? POLL_READY : POLL_ANY;
+	if (summary_merge(&hists, &hk, s, old, BLITZ_HIST_POLL_READY, shift))
+		__sync_fetch_and_add(&dropped, 1);
+	hk.label = targ_by_result ? POLL_PENDING : POLL_ANY;
+	if (summary_merge(&hists, &hk, s, old, BLITZ_HIST_POLL_PENDING, shift))
+		__sync_fetch_and_add(&dropped, 1);
+	polls = summary_delta(s, old, BLITZ_HIST_POLL_READY) +
+		summary_delta(s, old, BLITZ_HIST_POLL_PENDING);
+	timed = s->hist[BLITZ_HIST_POLL_READY].count + s->hist[BLITZ_HIST_POLL_PENDING].count -
+		(old ? old->hist[BLITZ_HIST_POLL_READY].count +
+		       old->hist[BLITZ_HIST_POLL_PENDING].count : 0);
+	__sync_fetch_and_add(&unpaired, polls - timed);
+	summary_keep(&key, s);
 	return 0;
 }
 

@@ -11,15 +11,18 @@
 #include <bpf/libbpf.h>
 #include "bpf_setup.h"
 #include "hist_tool.h"
+#include "summary_helpers.h"
 #include "tool_args.h"
 #include "polltime.h"
 #include "polltime.skel.h"
 
 static bool by_result;
+static struct summary_opts mode;
 
 static const struct tool_flag flags[] = {
 	{ "by-result", 'R', "Split by result: polls that completed the task (ready) and the others "
 	  "(pending)", &by_result },
+	SUMMARY_FLAGS(&mode),
 	{ 0 },
 };
 
@@ -31,7 +34,8 @@ static const struct tool_def def = {
 		"    blitz-polltime              # histogram in ns, printed at Ctrl-C\n"
 		"    blitz-polltime -u 1         # microseconds, every second\n"
 		"    blitz-polltime -W -R        # per worker, ready and pending apart\n"
-		"    blitz-polltime -j > poll.json\n",
+		"    blitz-polltime -j > poll.json\n"
+		"    blitz-polltime --per-event  # a probe hit per poll (every poll timed)\n",
 	.opts = TOOL_OPT_UNITS | TOOL_OPT_WORKER,
 	.unit = UNIT_NS,
 	.flags = flags,
@@ -56,11 +60,14 @@ int main(int argc, char **argv)
 	struct tool_env env = { 0 };
 	struct polltime_bpf *skel;
 	struct hist_tool t;
+	bool summary;
 
 	tool_parse_args(&env, &def, argc, argv);
+	summary = summary_mode(&env, &mode, false, NULL);
 	tool_setup(&env);
 
 	skel = tool_opened(&env, polltime_bpf__open());
+	summary_load_only(skel->obj, summary);
 	skel->rodata->targ_per_worker = env.per_worker;
 	skel->rodata->targ_by_result = by_result;
 	skel->rodata->targ_unit_div = unit_div(env.unit);
@@ -69,7 +76,8 @@ int main(int argc, char **argv)
 		.env = &env, .map_fd = bpf_map__fd(skel->maps.hists),
 		.unpaired = &skel->bss->unpaired, .dropped = &skel->bss->dropped,
 		.json_label = label,
-		.unpaired_what = "poll ends without a duration (poll_ns 0)",
+		.unpaired_what = summary ? "polls not timed (the runtime times one in BLITZ_HIST_SAMPLE)"
+					 : "poll ends without a duration (poll_ns 0)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "poll time");
 	polltime_bpf__destroy(skel);

@@ -5,8 +5,11 @@
  *
  * Both queueing probes fire before the task is visible to any worker, so the
  * start time is always recorded before the poll can look it up.
+ * Summary mode (hist_snapshot): the runtime's own schedule-latency
+ * histograms, one queueing in BLITZ_HIST_SAMPLE stamped; the polls of the
+ * others count as unpaired.
  */
-#include "blitz.bpf.h"
+#include "summary.bpf.h"
 #include "schedlat.h"
 
 const volatile bool targ_per_worker = false;
@@ -72,6 +75,25 @@ int BPF_USDT(task_poll_start, int worker, __u64 task, int source)
 		delta = 0;
 	if (hist_add(&hists, &hk, delta / targ_unit_div, delta))
 		__sync_fetch_and_add(&dropped, 1);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(hist_snapshot, int worker, __u64 addr, __u32 size, __u64 seq)
+{
+	struct hist_key hk = { .worker = targ_per_worker ? worker : HIST_ALL };
+	struct blitz_hist_snapshot *s, *old;
+	struct summary_key key;
+	__u64 timed;
+
+	s = summary_take(worker, addr, size, seq, &key, &old);
+	if (!s)
+		return 0;
+	if (summary_merge(&hists, &hk, s, old, BLITZ_HIST_SCHED, summary_shift(targ_unit_div)))
+		__sync_fetch_and_add(&dropped, 1);
+	timed = s->hist[BLITZ_HIST_SCHED].count - (old ? old->hist[BLITZ_HIST_SCHED].count : 0);
+	__sync_fetch_and_add(&unpaired, summary_delta(s, old, BLITZ_HIST_SCHED) - timed);
+	summary_keep(&key, s);
 	return 0;
 }
 

@@ -10,9 +10,17 @@
 #include <bpf/libbpf.h>
 #include "bpf_setup.h"
 #include "hist_tool.h"
+#include "summary_helpers.h"
 #include "tool_args.h"
 #include "schedlat.h"
 #include "schedlat.skel.h"
+
+static struct summary_opts mode;
+
+static const struct tool_flag flags[] = {
+	SUMMARY_FLAGS(&mode),
+	{ 0 },
+};
 
 static const struct tool_def def = {
 	.name = "schedlat",
@@ -25,9 +33,11 @@ static const struct tool_def def = {
 		"    blitz-schedlat -W           # one histogram per polling worker\n"
 		"    blitz-schedlat -p 185       # only process 185\n"
 		"    blitz-schedlat -j > lat.json  # JSON for tools/plot\n"
-		"    blitz-schedlat -b ./build/lib/libblitz.so\n",
+		"    blitz-schedlat -b ./build/lib/libblitz.so\n"
+		"    blitz-schedlat --per-event  # a probe hit per queueing and poll\n",
 	.opts = TOOL_OPT_UNITS | TOOL_OPT_WORKER,
 	.unit = UNIT_US,
+	.flags = flags,
 };
 
 int main(int argc, char **argv)
@@ -35,18 +45,23 @@ int main(int argc, char **argv)
 	struct tool_env env = { 0 };
 	struct schedlat_bpf *skel;
 	struct hist_tool t;
+	bool summary;
 
 	tool_parse_args(&env, &def, argc, argv);
+	summary = summary_mode(&env, &mode, false, NULL);
 	tool_setup(&env);
 
 	skel = tool_opened(&env, schedlat_bpf__open());
+	summary_load_only(skel->obj, summary);
 	skel->rodata->targ_per_worker = env.per_worker;
 	skel->rodata->targ_unit_div = unit_div(env.unit);
 	tool_loaded(&env, schedlat_bpf__load(skel));
 	t = (struct hist_tool){
 		.env = &env, .map_fd = bpf_map__fd(skel->maps.hists),
 		.unpaired = &skel->bss->unpaired, .dropped = &skel->bss->dropped,
-		.unpaired_what = "polls without a queueing seen (queued before attach)",
+		.unpaired_what = summary ? "polls whose queueing was not timed (the runtime stamps "
+					   "one in BLITZ_HIST_SAMPLE)"
+					 : "polls without a queueing seen (queued before attach)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "schedule latency");
 	schedlat_bpf__destroy(skel);

@@ -2,9 +2,11 @@
 /*
  * steal.bpf.c - work stealing: the sizes of successful steals (a log2
  * histogram of steal's count), and per (thief, victim) pair the steals, the
- * tasks taken and the failed attempts by reason.
+ * tasks taken and the failed attempts by reason.  Summary mode
+ * (hist_snapshot): the runtime's own steal-size histograms; the pairs and
+ * the failed attempts need every steal (--per-event).
  */
-#include "blitz.bpf.h"
+#include "summary.bpf.h"
 #include "steal.h"
 
 const volatile bool targ_per_worker = false;
@@ -76,6 +78,22 @@ int BPF_USDT(steal_fail, int thief, int victim, int reason)
 		__sync_fetch_and_add(&v->fails[STEAL_FAIL_NO_ROOM], 1);
 		break;
 	}
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(hist_snapshot, int worker, __u64 addr, __u32 size, __u64 seq)
+{
+	struct hist_key hk = { .worker = targ_per_worker ? worker : HIST_ALL };
+	struct blitz_hist_snapshot *s, *old;
+	struct summary_key key;
+
+	s = summary_take(worker, addr, size, seq, &key, &old);
+	if (!s)
+		return 0;
+	if (summary_merge(&hists, &hk, s, old, BLITZ_HIST_STEAL, 0))
+		__sync_fetch_and_add(&dropped, 1);
+	summary_keep(&key, s);
 	return 0;
 }
 

@@ -2,7 +2,9 @@
 /*
  * blitz-steal - work stealing in blitz: a log2 histogram of how many tasks
  * each successful steal took, the failed attempts by reason, and a thief by
- * victim matrix of the tasks taken.
+ * victim matrix of the tasks taken.  By default from the runtime's own
+ * histograms (--summary: the sizes and the totals); the failed attempts
+ * and the matrix need a probe hit per steal (--per-event).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,10 +15,18 @@
 #include "json_writer.h"
 #include "map_snapshot.h"
 #include "print_loop.h"
+#include "summary_helpers.h"
 #include "tool_args.h"
 #include "usdt_target.h"
 #include "steal.h"
 #include "steal.skel.h"
+
+static struct summary_opts mode;
+
+static const struct tool_flag flags[] = {
+	SUMMARY_FLAGS(&mode),
+	{ 0 },
+};
 
 static const struct tool_def def = {
 	.name = "steal",
@@ -26,9 +36,11 @@ static const struct tool_def def = {
 		"    blitz-steal                 # printed at Ctrl-C\n"
 		"    blitz-steal 1 5             # every second, 5 times\n"
 		"    blitz-steal -W              # one size histogram per thief\n"
-		"    blitz-steal -j > steal.json\n",
+		"    blitz-steal -j > steal.json\n"
+		"    blitz-steal --per-event     # and failed attempts, thief by victim\n",
 	.opts = TOOL_OPT_WORKER,
 	.unit = UNIT_TASKS,
+	.flags = flags,
 };
 
 static const char *const fail_names[STEAL_FAIL_REASONS] = {
@@ -45,6 +57,7 @@ struct state {
 	struct steal_bpf *skel;
 	struct snap cur, prev, pcur, pprev;
 	__u64 prev_dropped;
+	bool summary;			/* no pairs: the totals come from the histograms */
 };
 
 /* The matrix side: one more than the highest worker index seen. */
@@ -125,6 +138,12 @@ static void print(struct state *st)
 	}
 	for (int r = 0; r < STEAL_FAIL_REASONS; r++)
 		nfails += fails[r];
+	for (size_t i = 0; st->summary && i < st->cur.n; i++) {
+		const struct hist *h = (const struct hist *)snap_val(&st->cur, i);
+
+		steals += h->count;
+		tasks += h->sum;
+	}
 	n = matrix_size(&st->pcur);
 
 	if (env->json) {
@@ -134,10 +153,14 @@ static void print(struct state *st)
 		json_hist_snap(&j, &st->cur, NULL, 1);
 		json_uint(&j, "steals", steals);
 		json_uint(&j, "tasks", tasks);
-		json_obj_begin(&j, "fails");
-		for (int r = 0; r < STEAL_FAIL_REASONS; r++)
-			json_uint(&j, fail_names[r], fails[r]);
-		json_obj_end(&j);
+		if (st->summary) {
+			json_null(&j, "fails");		/* not counted by the summary mode */
+		} else {
+			json_obj_begin(&j, "fails");
+			for (int r = 0; r < STEAL_FAIL_REASONS; r++)
+				json_uint(&j, fail_names[r], fails[r]);
+			json_obj_end(&j);
+		}
 		/* matrix.X[thief][victim] */
 		json_obj_begin(&j, "matrix");
 		json_int(&j, "workers", n);
@@ -155,10 +178,15 @@ static void print(struct state *st)
 	       (unsigned long long)tasks);
 	if (steals)
 		printf(" (%.1f per steal)", (double)tasks / (double)steals);
-	printf("\nfailed attempts: %llu", (unsigned long long)nfails);
-	for (int r = 0; r < STEAL_FAIL_REASONS; r++)
-		printf("%s%s %llu", r ? ", " : " (", fail_text[r], (unsigned long long)fails[r]);
-	printf(")\n");
+	if (st->summary) {
+		printf("\nfailed attempts: not counted in summary mode (--per-event)\n");
+	} else {
+		printf("\nfailed attempts: %llu", (unsigned long long)nfails);
+		for (int r = 0; r < STEAL_FAIL_REASONS; r++)
+			printf("%s%s %llu", r ? ", " : " (", fail_text[r],
+			       (unsigned long long)fails[r]);
+		printf(")\n");
+	}
 	if (n > 0) {
 		printf("\ntasks stolen (steals/failed attempts), thief by victim:\n%14s", "THIEF\\VICTIM");
 		for (int v = 0; v < n; v++)
@@ -195,9 +223,11 @@ int main(int argc, char **argv)
 	bool last;
 
 	tool_parse_args(&env, &def, argc, argv);
+	st.summary = summary_mode(&env, &mode, false, NULL);
 	tool_setup(&env);
 
 	skel = tool_opened(&env, steal_bpf__open());
+	summary_load_only(skel->obj, st.summary);
 	skel->rodata->targ_per_worker = env.per_worker;
 	tool_loaded(&env, steal_bpf__load(skel));
 	st.skel = skel;

@@ -26,6 +26,12 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->wake = BLITZ_WAKE_EAGER;
 	cfg->wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	cfg->wake_busy_ns = BLITZ_WAKE_BUSY_NS;
+	cfg->hist_sample = BLITZ_HIST_SAMPLE;
+}
+
+static bool power_of_two(unsigned n)
+{
+	return n && !(n & (n - 1));
 }
 
 /* parse_uint - a whole decimal number in [lo, hi], nothing else. */
@@ -155,6 +161,12 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "BLITZ_TRACE_SAMPLE=%s: expected N from 1 to 1000000 (trace one task in N)", v);
 		return -EINVAL;
 	}
+	if ((v = getenv("BLITZ_HIST_SAMPLE")) &&
+	    (parse_uint(v, 1, BLITZ_HIST_SAMPLE_MAX, &c.hist_sample) || !power_of_two(c.hist_sample))) {
+		snprintf(err, errlen, "BLITZ_HIST_SAMPLE=%s: expected a power of two from 1 to %u (time one poll in N)",
+			 v, BLITZ_HIST_SAMPLE_MAX);
+		return -EINVAL;
+	}
 	if ((v = getenv("BLITZ_BLOCKING_THREADS")) &&
 	    parse_uint(v, 1, BLITZ_BLOCKING_THREADS_LIMIT, &c.max_blocking_threads)) {
 		snprintf(err, errlen,
@@ -216,6 +228,11 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 	}
 	if (cfg->wake != BLITZ_WAKE_EAGER && cfg->wake != BLITZ_WAKE_BOUNDED) {
 		snprintf(err, errlen, "wake=%d: BLITZ_WAKE_EAGER or BLITZ_WAKE_BOUNDED", cfg->wake);
+		return -EINVAL;
+	}
+	if (cfg->hist_sample && (!power_of_two(cfg->hist_sample) || cfg->hist_sample > BLITZ_HIST_SAMPLE_MAX)) {
+		snprintf(err, errlen, "hist_sample=%u: 0 (default %u) or a power of two up to %u",
+			 cfg->hist_sample, BLITZ_HIST_SAMPLE, BLITZ_HIST_SAMPLE_MAX);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

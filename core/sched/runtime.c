@@ -69,6 +69,8 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 		c.wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	if (c.wake_busy_ns == 0)
 		c.wake_busy_ns = BLITZ_WAKE_BUSY_NS;
+	if (c.hist_sample == 0)
+		c.hist_sample = BLITZ_HIST_SAMPLE;
 	rt = aligned_alloc(CACHE_LINE, (sizeof(*rt) + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1));
 	if (!rt)
 		return NULL;
@@ -80,6 +82,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	}
 	rt->cfg = c;
 	rt->num_workers = c.workers;
+	rt->hist_id = hist_runtime_id();
 	inject_init(&rt->inject);
 	idle_init(&rt->idle, c.workers);
 	owned_init(&rt->owned);

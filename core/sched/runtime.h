@@ -27,6 +27,7 @@ struct blitz_runtime {
 	pthread_mutex_t start_lock;
 	_Atomic uint64_t external_spawned;	/* spawns from non-worker threads */
 	unsigned num_workers;
+	uint64_t hist_id;			/* which runtime, for hist_snapshot (histogram.c) */
 	struct blitz_worker *workers;		/* num_workers, cache-line aligned */
 	struct blitz_io io;			/* the I/O driver (backends/) */
 	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */

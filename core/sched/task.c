@@ -250,6 +250,8 @@ schedule_on(struct blitz_task *t, bool yield, bool traced)
 {
 	struct blitz_worker *w = current_worker;
 
+	if (traced && (w ? w->traced & TRACED_HIST : hist_enabled()))
+		hist_stamp(w ? &w->hist : NULL, t);
 	if (w && w->rt == t->rt) {
 		if (traced)
 			TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, (int)w->index,
@@ -262,14 +264,29 @@ schedule_on(struct blitz_task *t, bool yield, bool traced)
 	}
 }
 
+/*
+ * schedule_traced - the copy with the probe (TRACED_SCHEDULE, or a thread
+ * that is not a worker: it reads the semaphores), or the schedule stamp of
+ * the histograms alone (TRACED_HIST).
+ */
 static __attribute__((noinline, cold)) void schedule_traced(struct blitz_task *t, bool yield)
 {
-	schedule_on(t, yield, true);
+	struct blitz_worker *w = current_worker;
+
+	if (!w || (w->traced & TRACED_SCHEDULE)) {
+		schedule_on(t, yield, true);
+		return;
+	}
+	hist_stamp(&w->hist, t);
+	schedule_on(t, yield, false);
 }
 
 static inline __attribute__((always_inline)) void schedule(struct blitz_task *t, bool yield)
 {
-	if (BLITZ_TASK_SCHEDULE_ENABLED())
+	struct blitz_worker *w = current_worker;
+
+	/* A worker's latch (worker_trace_latch), else the semaphores. */
+	if (w ? w->traced != 0 : BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled())
 		schedule_traced(t, yield);
 	else
 		schedule_on(t, yield, false);
@@ -318,6 +335,7 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 	t->join_waker.vtable = NULL;
 	t->join_waker.data = NULL;
 	t->state_size = (uint32_t)size;
+	t->queued_at = 0;
 	if (size)
 		memcpy(t->user, state, size);
 	return t;
@@ -357,6 +375,8 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
 	TASK_PROBE(t, TASK_SPAWN, (uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
 		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
+	if (w ? w->traced & TRACED_HIST : hist_enabled())
+		hist_stamp(w ? &w->hist : NULL, t);
 	if (w) {
 		worker_schedule_local(w, t, false);
 	} else {

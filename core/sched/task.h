@@ -65,6 +65,7 @@ struct blitz_task {
 	struct blitz_task *owned_next;
 	uint32_t owned_shard;
 	uint32_t state_size;
+	uint64_t queued_at;			/* histogram.c: when queued (ticks), 0 unstamped */
 	alignas(16) unsigned char user[];	/* the user's state struct */
 };
 

@@ -66,6 +66,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->searching = false;
 	w->draining = false;
 	wake_init(w);
+	w->traced = 0;
 	w->index = index;
 	w->rt = rt;
 	w->tick = 0;
@@ -84,6 +85,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	/* Relaxed: statistics (one writer, see stat_inc). */
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, w->global_interval, memory_order_relaxed);
+	hist_init(&w->hist, index, rt->cfg.hist_sample, rt->hist_id);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -117,10 +119,12 @@ static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 
 /* push_ring_on - returns whether the ring overflowed to the global queue. */
 static inline __attribute__((always_inline)) bool
-push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
+push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist)
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
+	if (hist && (w->traced & TRACED_SAMPLING))
+		hist_record(&w->hist, BLITZ_HIST_PUSH_LEN, queue_len(&w->queue));
 	if (r == QUEUE_PUSHED) {
 		if (traced)
 			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
@@ -136,18 +140,22 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced)
 	return true;
 }
 
+/* push_ring_traced - local_push fires (TRACED_PUSH), or only the histograms count. */
 static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	return push_ring_on(w, t, true);
+	if (w->traced & TRACED_PUSH)
+		return push_ring_on(w, t, true, true);
+	return push_ring_on(w, t, false, true);
 }
 
-/* push_ring - @t to the back of @w's ring; local_push fires only in the
- * traced copy (the same split as worker_run_task). */
+/* push_ring - @t to the back of @w's ring; local_push fires, and the ring
+ * length is counted, only in the traced copy (the same split as worker_run_task). */
 static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
-	if (BLITZ_LOCAL_PUSH_ENABLED())
+	/* The histograms count a push only during a timed poll (TRACED_SAMPLING). */
+	if (__builtin_expect(w->traced & (TRACED_PUSH | TRACED_SAMPLING), 0))
 		return push_ring_traced(w, t);
-	return push_ring_on(w, t, false);
+	return push_ring_on(w, t, false, false);
 }
 
 /* worker_local_dest - where worker_schedule_local() will put a task. */
@@ -237,6 +245,7 @@ static struct blitz_task *global_fetch(struct blitz_worker *w)
 	w->batch_len = (uint32_t)(got - 1);
 	stat_inc(w, global_batches);
 	stat_add(w, global_tasks, got);
+	hist_count(&w->hist, BLITZ_HIST_GLOBAL_BATCH, got);
 	BLITZ_GLOBAL_BATCH((int)w->index, (uint32_t)got,
 			   BLITZ_GLOBAL_BATCH_ENABLED() ? inject_len(&rt->inject) : 0);
 	return tmp[0];
@@ -354,6 +363,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 		if (t) {
 			stat_inc(w, steals);
 			stat_add(w, stolen, taken);
+			hist_count(&w->hist, BLITZ_HIST_STEAL, taken);
 			BLITZ_STEAL((int)w->index, (int)v, taken);
 			return t;
 		}
@@ -410,7 +420,7 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_
 
 /* run_task - poll @t once on @w (NULL: a helping non-worker thread). */
 static inline __attribute__((always_inline)) void
-run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
+run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, bool hist)
 {
 	int widx = w ? (int)w->index : -1;
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
@@ -424,8 +434,19 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 	if (w)
 		stat_inc(w, polls);
 	current_task = t;
-	/* The poll's clock runs only in the traced copy, for a traced task. */
-	uint64_t poll_start = traced && task_traced(t) ? clock_now_ns() : 0;
+	/*
+	 * The poll's clock runs only in the traced copy, for a traced task,
+	 * while task_poll_end listens (the copy also runs for the summary
+	 * histograms alone, which have their own clock).
+	 */
+	uint64_t poll_start = traced && BLITZ_TASK_POLL_END_ENABLED() && task_traced(t) ?
+			      clock_now_ns() : 0;
+	/* The summary histograms (histogram.h): only on a worker, while collected. */
+	bool counted = hist && w && (w->traced & TRACED_HIST);
+	uint64_t hist_start = counted ? hist_poll_begin(&w->hist, t, t->queued_at) : 0;
+
+	if (hist_start)
+		w->traced |= TRACED_SAMPLING;	/* its pushes are counted too */
 	if (traced)
 		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
@@ -433,6 +454,10 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY,
 			   poll_start ? clock_now_ns() - poll_start : 0);
 	current_task = NULL;
+	if (counted)
+		hist_poll_end(&w->hist, hist_start, r == BLITZ_READY);
+	if (hist_start)
+		w->traced &= (uint8_t)~TRACED_SAMPLING;
 
 	if (r == BLITZ_READY) {
 		task_finish(t, widx, 0);
@@ -442,10 +467,19 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced)
 		t->vtable->reschedule(t);
 }
 
+/*
+ * run_task_traced - the copy with the probes (TRACED_POLL, or a helping
+ * thread while they are enabled), or the one with only the histograms'
+ * hooks (TRACED_HIST).  Out of line, so that the plain copy keeps no frame
+ * for them.
+ */
 static __attribute__((noinline, cold)) void
 run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	run_task(w, t, source, true);
+	if (!w || (w->traced & TRACED_POLL))
+		run_task(w, t, source, true, true);
+	else
+		run_task(w, t, source, false, true);
 }
 
 /*
@@ -453,14 +487,16 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
  * or task_poll_end's semaphore the copy with the probes runs; otherwise one
  * without them, so that the probes' arguments (source, the worker index)
  * are not kept live across the poll (docs/probes.md, "What an unattached
- * probe costs").  Both semaphores are read: a tracer may attach to either.
+ * probe costs").  A worker reads its tick's latch (TRACED_POLL: either
+ * probe's semaphore or the summary histograms'); a helping thread the
+ * semaphores themselves.
  */
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	if (BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED())
+	if (w ? w->traced != 0 : BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED())
 		run_task_traced(w, t, source);
 	else
-		run_task(w, t, source, false);
+		run_task(w, t, source, false, false);
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
@@ -488,6 +524,7 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
 	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
+	hist_count(&w->hist, BLITZ_HIST_EWMA, w->ewma_poll_ns);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -615,7 +652,7 @@ static void worker_park(struct blitz_worker *w)
 	struct blitz_idle *idle = &rt->idle;
 	int reason, io_completions;
 	bool notified;
-	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from;
+	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from, slept;
 
 	/*
 	 * From here on, wakes on this thread go to the global queue (seq_cst:
@@ -665,8 +702,9 @@ static void worker_park(struct blitz_worker *w)
 
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
-	/* The sleep is timed only while a tracer listens to unpark. */
-	slept_from = BLITZ_UNPARK_ENABLED() ? clock_now_ns() : 0;
+	hist_parked(w, timeout);
+	/* The sleep is timed only while a tracer listens to unpark or hist_snapshot. */
+	slept_from = BLITZ_UNPARK_ENABLED() | hist_enabled() ? clock_now_ns() : 0;
 	notified = worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
 		/* Only the probe's reason: any order would do. */
@@ -679,8 +717,9 @@ static void worker_park(struct blitz_worker *w)
 		w->searching = true;
 		reason = UNPARK_NOTIFIED;
 	}
-	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified),
-		     slept_from ? clock_now_ns() - slept_from : 0);
+	slept = slept_from ? clock_now_ns() - slept_from : 0;
+	hist_woke(&w->hist, reason, slept);
+	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified), slept);
 out:
 	wake_park_end(w);
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
@@ -699,6 +738,8 @@ static void worker_tick(struct blitz_worker *w)
 	int source;
 
 	w->tick++;
+	w->traced = worker_trace_latch();
+	hist_tick(w, &w->hist, start);
 	wake_tick_start(w, start);
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
@@ -777,6 +818,7 @@ void *worker_main(void *arg)
 		worker_tick(w);
 	end_searching(w, -1);
 	wait_all_stopped_polling(w->rt);
+	hist_exit(w);
 	io_driver_thread_stop(&w->rt->io);
 	current_worker = NULL;
 	return NULL;

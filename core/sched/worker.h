@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/stats.h>
+#include "histogram.h"
 #include "park.h"
 #include "queue.h"
 
@@ -36,6 +37,7 @@ struct blitz_worker {
 	bool searching;
 	bool draining;				/* wakes on this thread go to the global queue (wake.h) */
 	bool defer_global;			/* wake.h: this tick leaves the global queue to lower workers */
+	uint8_t traced;				/* TRACED_*: latched at each tick (worker_trace_latch) */
 	unsigned index;
 	struct blitz_runtime *rt;
 	uint64_t tick;
@@ -55,7 +57,37 @@ struct blitz_worker {
 	_Atomic int woken_by;			/* who unparked us (worker index, -1 outside) */
 
 	alignas(CACHE_LINE) struct worker_stats stats;
+
+	alignas(CACHE_LINE) struct worker_hist hist;	/* histogram.h: written by the owner alone */
 };
+
+/*
+ * What the worker's hot paths trace: read once per tick from the
+ * semaphores (worker_trace_latch), so that a poll, a push and a schedule
+ * test one owner-only byte, zero when nothing is attached, instead of two
+ * or three semaphores.  A _POLL, _PUSH or _SCHEDULE bit sends them to
+ * their traced copy (the per-event probes, and the histograms too);
+ * TRACED_HIST alone to the inline histogram hooks (histogram.h).  A tracer
+ * that attaches mid-tick sees that worker's events from its next tick (at
+ * most a budget of polls later); one that detaches mid-tick costs a few
+ * traced copies whose probes then test their own semaphores.
+ */
+enum {
+	TRACED_POLL = 1 << 0,		/* task_poll_start, task_poll_end */
+	TRACED_PUSH = 1 << 1,		/* local_push */
+	TRACED_SCHEDULE = 1 << 2,	/* task_schedule */
+	TRACED_HIST = 1 << 3,		/* hist_snapshot: the summary histograms */
+	TRACED_SAMPLING = 1 << 4,	/* not latched: set during a timed poll (run_task) */
+};
+
+static inline uint8_t worker_trace_latch(void)
+{
+	return ((BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED()) ?
+		TRACED_POLL : 0) |
+	       (BLITZ_LOCAL_PUSH_ENABLED() ? TRACED_PUSH : 0) |
+	       (BLITZ_TASK_SCHEDULE_ENABLED() ? TRACED_SCHEDULE : 0) |
+	       (hist_enabled() ? TRACED_HIST : 0);
+}
 
 /*
  * stat_inc - add to a counter that only this worker writes: a relaxed load

@@ -72,6 +72,12 @@ check_after_stats "top.bt: steal_fails" "$(val top t_steal_fails)" "$(stat_sum s
 if bt_has_hist "$tmp/ewma.bt.out" avg_poll_ns; then ok "ewma.bt: average poll time histogram"
 else bad "ewma.bt: no @avg_poll_ns histogram"; fi
 [ "$(val ewma updates)" -gt 0 ] && ok "ewma.bt: updates counted" || bad "ewma.bt: no updates"
+check "summary.bt: @polls == polled" "$(val summary polls)" "$polled"
+check "summary.bt: poll-time slots total == @polls_timed" "$(val summary poll_ns)" "$(val summary polls_timed)"
+check "summary.bt: @steals == steals" "$(val summary steals)" "$(stat_sum steals)"
+check "summary.bt: @stolen == stolen" "$(val summary stolen)" "$(stat_total stolen)"
+check "summary.bt: steal-size slots total == steals" "$(val summary steal_tasks)" "$(stat_sum steals)"
+check_after_stats "summary.bt: @parks == parked" "$(val summary parks)" "$(stat_total parked)"
 jobs=$(stat_total jobs "$tmp/blockinglat.stats")
 check "blockinglat.bt: @ran == the jobs blocking-bench ran" "$(val blockinglat ran)" "$jobs"
 check "blockinglat.bt: wait histogram total == jobs" "$(hist_total blockinglat wait_usecs)" "$jobs"

@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
 
-start_tool park -j -W
+start_tool park --per-event -j -W
 run_workload
 stop_tool park
 out="$tmp/park.out"
@@ -60,7 +60,7 @@ worker_awake_ns() {
 	echo 0
 }
 t0=$(date +%s%N)
-start_tool park -j -W
+start_tool park --per-event -j -W
 t1=$(date +%s%N)
 declare -A awake1 awake2
 for w in $(seq 0 $((idle_workers - 1))); do awake1[$w]=$(worker_awake_ns $w); done

@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
 
-start_tool polltime -j -W -R
+start_tool polltime --per-event -j -W -R
 run_workload
 stop_tool polltime
 out="$tmp/polltime.out"

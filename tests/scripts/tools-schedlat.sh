@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
 
-start_tool schedlat -j
+start_tool schedlat --per-event -j
 run_workload
 stop_tool schedlat
 out="$tmp/schedlat.out"
@@ -24,7 +24,7 @@ check "schedlat: no unpaired polls, nothing dropped" \
 
 cp "$out" "$tmp/schedlat-all.json"
 
-start_tool schedlat -j -W -m
+start_tool schedlat --per-event -j -W -m
 run_workload
 stop_tool schedlat
 check "schedlat -W -m: unit" "$(jq_py "$out" 'r[0]["unit"]')" ms
@@ -35,7 +35,7 @@ for w in $(workers); do
 done
 
 # Text output: the runqlat layout.
-start_tool schedlat
+start_tool schedlat --per-event
 run_workload
 stop_tool schedlat
 if grep -q '^     usecs               : count    distribution$' "$tmp/schedlat.out" &&

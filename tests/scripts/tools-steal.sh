@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
 
-start_tool steal -j
+start_tool steal --per-event -j
 run_workload
 stop_tool steal
 out="$tmp/steal.out"
@@ -26,7 +26,7 @@ done
 check "steal: nobody steals from itself" \
 	"$(jq_py "$out" 'all(r[0]["matrix"][m][i][i] == 0 for m in ("tasks", "steals", "fails") for i in range(r[0]["matrix"]["workers"]))')" True
 
-start_tool steal -j -W
+start_tool steal --per-event -j -W
 run_workload BLITZ_STEAL=one
 stop_tool steal
 check "steal BLITZ_STEAL=one: every steal takes one task" \

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/sched/histogram.h - each worker's summary histograms (issue 16):
+ * collected only while a tracer holds hist_snapshot's semaphore, in the
+ * worker's own memory, and handed out at hist_snapshot (the layout is
+ * include/blitz/histograms.h).
+ *
+ * Cost while collecting: a traced run should describe the untraced one,
+ * so the per-event work is a countdown per poll and per schedule, and a
+ * clock read only for one event in BLITZ_HIST_SAMPLE (hist_poll_sample,
+ * out of line).  The exact event counts are the worker's statistics
+ * (stats.polls, steals, global_batches, parks), read at each snapshot
+ * against their value when the window began; only what the statistics do
+ * not split (ready polls, sleeps by reason) is counted here.
+ *
+ * The hooks are inline and run only when the worker's tick latch says so
+ * (worker->traced & TRACED_HIST, worker.h): unattached they cost nothing
+ * beyond the latch test the hot paths already make.  Only the owning
+ * worker writes its histograms; the probe fires on that worker's thread,
+ * so the tracer's copy is consistent.  worker_read_hists() (tests) reads
+ * them from another thread: the stores and its loads are relaxed atomics
+ * (no read-modify-write: one writer) so that such a read is no data race.
+ */
+#ifndef BLITZ_CORE_HISTOGRAM_H
+#define BLITZ_CORE_HISTOGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <blitz/histograms.h>
+#include "../probes.h"
+
+struct blitz_worker;
+struct blitz_task;
+
+/* Snapshots while running: at most one per this many ns of ticks. */
+#define HIST_SNAPSHOT_NS	5000000ull
+
+/* struct worker_hist - a worker's histograms and its collection state. */
+struct worker_hist {
+	bool on;			/* collecting (the semaphore seen at a tick) */
+	uint32_t sample;		/* BLITZ_HIST_SAMPLE */
+	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
+	uint32_t sched_countdown;	/* schedules until the next stamped one */
+	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
+	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
+	/* The statistics when the window began (events = now - base). */
+	uint64_t base_polls, base_steals, base_batches, base_parks;
+	struct blitz_hist_snapshot snap;
+};
+
+/* hist_enabled - does a tracer ask for the histograms? */
+static inline bool hist_enabled(void)
+{
+	return BLITZ_HIST_SNAPSHOT_ENABLED();
+}
+
+void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime);
+uint64_t hist_runtime_id(void);
+void worker_read_hists(const struct blitz_worker *w, struct blitz_hist_snapshot *out);
+
+/* The slow paths: window changes, snapshots, sampled events. */
+void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns);
+void hist_fire(struct blitz_worker *w, uint64_t now_ns);
+void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
+void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
+void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t);
+void hist_stamp_outside(struct blitz_task *t);
+uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool timed);
+void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready);
+void hist_park(struct blitz_worker *w, uint64_t timeout_ns);
+void hist_exit(struct blitz_worker *w);
+
+/*
+ * add - one writer (the owning worker): a relaxed load and store, no
+ * read-modify-write, so that worker_read_hists() on another thread reads
+ * each counter whole.
+ */
+static inline void hist_add(unsigned long long *p, uint64_t n)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/*
+ * hist_tick - at the start of each tick (@now_ns: the tick's clock): zero
+ * the histograms when the semaphore has just turned on (a tool attached
+ * mid-run sees only its own window), stop when it turned off, and fire a
+ * snapshot every HIST_SNAPSHOT_NS.
+ */
+static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint64_t now_ns)
+{
+	bool on = hist_enabled();
+
+	if (__builtin_expect(on != h->on, 0))
+		hist_switch(w, on, now_ns);
+	else if (on && now_ns >= h->next_snapshot)
+		hist_fire(w, now_ns);
+}
+
+/* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */
+static inline void hist_count(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
+{
+	if (hist_enabled())
+		hist_record_value(h, k, v);
+}
+
+/*
+ * hist_stamp - @t is about to be queued from worker @h (NULL: another
+ * thread): stamp one schedule in BLITZ_HIST_SAMPLE with the clock.
+ * Unstamped tasks keep queued_at 0: the poll that reads a stamp clears it.
+ */
+static inline void hist_stamp(struct worker_hist *h, struct blitz_task *t)
+{
+	if (!h)
+		hist_stamp_outside(t);
+	else if (__builtin_expect(--h->sched_countdown == 0, 0))
+		hist_stamp_sample(h, t);
+}
+
+/*
+ * hist_poll_begin - @t (stamped at @queued, 0: not) is about to be polled
+ * on @h's worker: count down to the next timed poll; the queued-to-polled
+ * time of a stamped task.  Returns the poll's start (ticks) if it is
+ * timed, else 0.
+ */
+static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task *t,
+				       uint64_t queued)
+{
+	bool timed = --h->poll_countdown == 0;
+
+	if (__builtin_expect(timed | (queued != 0), 0))
+		return hist_poll_sample(h, t, timed);
+	return 0;
+}
+
+/* hist_poll_end - the poll begun at @start (0: not timed) returned @ready. */
+static inline void hist_poll_end(struct worker_hist *h, uint64_t start, bool ready)
+{
+	if (ready)
+		hist_add(&h->snap.events[BLITZ_HIST_POLL_READY], 1);
+	if (__builtin_expect(start != 0, 0))
+		hist_poll_timed(h, start, ready);
+}
+
+/* hist_parked / hist_woke - around a sleep in worker_park. */
+static inline void hist_parked(struct blitz_worker *w, uint64_t timeout_ns)
+{
+	if (hist_enabled())
+		hist_park(w, timeout_ns);
+}
+
+static inline void hist_woke(struct worker_hist *h, int reason, uint64_t slept_ns)
+{
+	if (hist_enabled() && slept_ns)
+		hist_record(h, BLITZ_HIST_SLEEP_NOTIFIED + reason, slept_ns);
+}
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * blitz/histograms.h - the layout of a worker's summary histograms, as the
+ * hist_snapshot probe hands them to a tracer (docs/probes.md, "Summary
+ * histograms").
+ *
+ * While a tracer holds hist_snapshot's semaphore, every worker counts its
+ * own scheduling events into log2 histograms in its own memory; at each
+ * park, every few milliseconds of running and at its exit it fires
+ * hist_snapshot(worker, hists, size, seq) with the address of this struct,
+ * which a BPF program copies with bpf_probe_read_user().  The probe fires
+ * on the worker's own thread, the only writer, so the copy is consistent.
+ *
+ * Plain C types only (no headers): the same text compiles for BPF.
+ */
+#ifndef BLITZ_HISTOGRAMS_H
+#define BLITZ_HISTOGRAMS_H
+
+/*
+ * Slot k counts values v with floor(log2(v)) == k, except slot 0, which
+ * counts 0 and 1; values past the last slot land in it (the tools' hist.h
+ * convention, MAX_SLOTS there).
+ */
+#define BLITZ_HIST_SLOTS	40
+
+/* The histograms of a worker, and what each value is. */
+enum blitz_hist_kind {
+	BLITZ_HIST_POLL_READY = 0,	/* ns a poll ran, polls that completed their task (sampled) */
+	BLITZ_HIST_POLL_PENDING,	/* ns a poll ran, the other polls (sampled) */
+	BLITZ_HIST_SCHED,		/* ns from queued (spawn or schedule) to polled (sampled) */
+	BLITZ_HIST_PARK,		/* ns, the sleep limit of each park */
+	BLITZ_HIST_SLEEP_NOTIFIED,	/* ns slept, by unpark reason (the unpark probe's order) */
+	BLITZ_HIST_SLEEP_TIMEOUT,
+	BLITZ_HIST_SLEEP_SHUTDOWN,
+	BLITZ_HIST_SLEEP_IO,
+	BLITZ_HIST_STEAL,		/* tasks taken by each successful steal */
+	BLITZ_HIST_GLOBAL_BATCH,	/* tasks taken by each global-queue batch */
+	BLITZ_HIST_PUSH_LEN,		/* ring length after a push to the worker's own ring (during timed polls) */
+	BLITZ_HIST_EWMA,		/* ns, the EWMA of poll time after each update */
+	BLITZ_HIST_KINDS
+};
+
+/* One log2 histogram: what it recorded, and the sum of those values. */
+struct blitz_hist_log2 {
+	unsigned long long slots[BLITZ_HIST_SLOTS];
+	unsigned long long count;	/* values in slots: events[kind], or the sampled ones */
+	unsigned long long sum;
+};
+
+struct blitz_hist_snapshot {
+	unsigned int size;		/* sizeof(struct blitz_hist_snapshot): the layout */
+	unsigned int kinds;		/* BLITZ_HIST_KINDS */
+	int worker;			/* the worker's index */
+	unsigned int sample;		/* one poll in sample is timed (BLITZ_HIST_SAMPLE) */
+	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
+	unsigned long long seq;		/* this worker's snapshot number, from 1 */
+	/*
+	 * Every event, counted exactly (a poll, a park, a steal...; SCHED:
+	 * the polls, each ends a wait in a queue).  The timed kinds POLL_*
+	 * and SCHED record only a sample of them in hist[].count; a tool
+	 * scales by events / count, or says it sampled.  PUSH_LEN counts the
+	 * pushes of the timed polls only (events == hist[].count).
+	 */
+	unsigned long long events[BLITZ_HIST_KINDS];
+	struct blitz_hist_log2 hist[BLITZ_HIST_KINDS];
+};
+
+#endif /* BLITZ_HISTOGRAMS_H */

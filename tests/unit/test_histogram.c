@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_histogram.c - the workers' summary histograms (core/sched/
+ * histogram.c), read through worker_read_hists(): collected only while
+ * hist_snapshot's semaphore is held (the test raises it as the kernel does
+ * when a tracer attaches), their event counts equal the runtime's counters,
+ * the timed sample is one poll in BLITZ_HIST_SAMPLE, a new window starts at
+ * zero, and the clock's ns are CLOCK_MONOTONIC's.
+ */
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+#include "../../core/clock.h"
+#include "../../core/probes.h"
+#include "../../core/sched/runtime.h"
+#include "suites.h"
+
+#ifdef BLITZ_HIST_SNAPSHOT_UNGUARDED	/* CONFIG_PROBES=y: the semaphore exists */
+#define HAVE_SEMAPHORE 1
+static void tracer_attach(void) { blitz_hist_snapshot_semaphore++; }
+static void tracer_detach(void) { blitz_hist_snapshot_semaphore--; }
+#else
+#define HAVE_SEMAPHORE 0
+static void tracer_attach(void) { }
+static void tracer_detach(void) { }
+#endif
+
+static _Atomic long done;
+
+/* A task that yields @yields times, spawning a child at each poll. */
+struct yielder { int yields, spawn; };
+
+static enum blitz_poll yielder_poll(void *arg, struct blitz_cx *cx);
+static const struct blitz_task_vtable yielder_vt = BLITZ_TASK_VTABLE(yielder_poll, NULL);
+
+static enum blitz_poll yielder_poll(void *arg, struct blitz_cx *cx)
+{
+	struct yielder *y = arg;
+
+	if (y->spawn) {
+		struct yielder c = { 2, 0 };
+
+		ck_assert_int_eq(blitz_spawn_detached(NULL, &yielder_vt, &c, sizeof(c)), 0);
+	}
+	if (y->yields-- > 0) {
+		blitz_yield_now(cx);
+		return BLITZ_PENDING;
+	}
+	atomic_fetch_add_explicit(&done, 1, memory_order_release);
+	return BLITZ_READY;
+}
+
+static struct blitz_runtime *new_rt(unsigned workers, unsigned sample)
+{
+	struct blitz_config c;
+
+	blitz_config_default(&c);
+	c.workers = workers;
+	c.hist_sample = sample;
+	return blitz_runtime_new(&c);
+}
+
+/* @n tasks from outside, each spawning one child per poll; waits for all. */
+static void run_yielders(struct blitz_runtime *rt, long n)
+{
+	long want;
+
+	atomic_store(&done, 0);
+	for (long i = 0; i < n; i++) {
+		struct yielder y = { 3, 1 };
+
+		ck_assert_int_eq(blitz_spawn_detached(rt, &yielder_vt, &y, sizeof(y)), 0);
+	}
+	/* Each task polls 4 times and spawns a child (which does not spawn) each time. */
+	want = n * 5;
+	while (atomic_load_explicit(&done, memory_order_acquire) < want)
+		usleep(1000);
+}
+
+/*
+ * read_quiet - worker @i's counters and histograms at one moment when
+ * neither changed while both were read (a parked worker wakes at its
+ * timeout and parks again: the park counters move, in two steps).
+ */
+static void read_quiet(struct blitz_runtime *rt, unsigned i, struct blitz_worker_stats *st,
+		       struct blitz_hist_snapshot *h)
+{
+	struct blitz_worker_stats again;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		blitz_worker_stats(rt, i, st);
+		worker_read_hists(&rt->workers[i], h);
+		blitz_worker_stats(rt, i, &again);
+		if (!memcmp(st, &again, sizeof(again)))
+			return;
+	}
+	ck_abort_msg("worker %u never still for one read", i);
+}
+
+static uint64_t slot_total(const struct blitz_hist_log2 *l)
+{
+	uint64_t n = 0;
+
+	for (int s = 0; s < BLITZ_HIST_SLOTS; s++)
+		n += l->slots[s];
+	return n;
+}
+
+START_TEST(counts_equal_the_counters)
+{
+	struct blitz_runtime *rt;
+
+	if (!HAVE_SEMAPHORE)
+		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
+	tracer_attach();
+	rt = new_rt(2, 8);
+	run_yielders(rt, 20000);
+	for (unsigned i = 0; i < 2; i++) {
+		struct blitz_worker_stats st;
+		struct blitz_hist_snapshot h;
+		const unsigned long long *e = h.events;
+		uint64_t polls;
+
+		read_quiet(rt, i, &st, &h);
+		polls = e[BLITZ_HIST_POLL_READY] + e[BLITZ_HIST_POLL_PENDING];
+		ck_assert_uint_eq(h.size, sizeof(h));
+		ck_assert_uint_eq(h.kinds, BLITZ_HIST_KINDS);
+		ck_assert_int_eq(h.worker, (int)i);
+		ck_assert_uint_eq(h.sample, 8);
+		ck_assert_uint_eq(polls, st.polls);
+		ck_assert_uint_eq(e[BLITZ_HIST_SCHED], st.polls);
+		ck_assert_uint_eq(e[BLITZ_HIST_STEAL], st.steals);
+		ck_assert_uint_eq(h.hist[BLITZ_HIST_STEAL].sum, st.stolen);
+		ck_assert_uint_eq(e[BLITZ_HIST_GLOBAL_BATCH], st.global_batches);
+		ck_assert_uint_eq(h.hist[BLITZ_HIST_GLOBAL_BATCH].sum, st.global_tasks);
+		ck_assert_uint_eq(e[BLITZ_HIST_PARK], st.parks);
+		/* One poll in 8 is timed: the first of every 8 since the window began. */
+		ck_assert_uint_eq(h.hist[BLITZ_HIST_POLL_READY].count +
+				  h.hist[BLITZ_HIST_POLL_PENDING].count, (polls + 7) / 8);
+		ck_assert_uint_le(h.hist[BLITZ_HIST_SCHED].count, e[BLITZ_HIST_SCHED]);
+		for (int k = 0; k < BLITZ_HIST_KINDS; k++)
+			ck_assert_uint_eq(slot_total(&h.hist[k]), h.hist[k].count);
+	}
+	blitz_runtime_free(rt);
+	tracer_detach();
+}
+END_TEST
+
+START_TEST(a_window_starts_at_zero_and_ends_at_detach)
+{
+	struct blitz_runtime *rt = new_rt(1, 1);
+	struct blitz_worker_stats st0, st1, st2;
+	struct blitz_hist_snapshot h;
+
+	if (!HAVE_SEMAPHORE) {
+		blitz_runtime_free(rt);
+		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
+	}
+	/* Unattached: nothing recorded. */
+	run_yielders(rt, 100);
+	read_quiet(rt, 0, &st0, &h);
+	ck_assert_uint_gt(st0.polls, 0);
+	for (int k = 0; k < BLITZ_HIST_KINDS; k++)
+		ck_assert_uint_eq(h.events[k], 0);
+	/* Attached: the window holds exactly the polls since the attach. */
+	tracer_attach();
+	/* A tick sees the semaphore (the worker wakes at its park timeout). */
+	while (!__atomic_load_n(&rt->workers[0].hist.on, __ATOMIC_RELAXED))
+		usleep(1000);
+	read_quiet(rt, 0, &st1, &h);
+	run_yielders(rt, 100);
+	read_quiet(rt, 0, &st2, &h);
+	ck_assert_uint_eq(h.events[BLITZ_HIST_POLL_READY] + h.events[BLITZ_HIST_POLL_PENDING],
+			  st2.polls - st1.polls);
+	/* BLITZ_HIST_SAMPLE=1: every poll timed. */
+	ck_assert_uint_eq(h.hist[BLITZ_HIST_POLL_READY].count +
+			  h.hist[BLITZ_HIST_POLL_PENDING].count, st2.polls - st1.polls);
+	/* Detached: the histograms stay as they were. */
+	tracer_detach();
+	run_yielders(rt, 100);
+	read_quiet(rt, 0, &st0, &h);
+	ck_assert_uint_gt(st0.polls, st2.polls);
+	ck_assert_uint_eq(h.events[BLITZ_HIST_POLL_READY] + h.events[BLITZ_HIST_POLL_PENDING],
+			  st2.polls - st1.polls);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* A poll that spins for a while and measures itself with CLOCK_MONOTONIC. */
+static _Atomic uint64_t spun_ns;
+
+static enum blitz_poll spin_poll(void *arg, struct blitz_cx *cx)
+{
+	uint64_t start = clock_now_ns(), now;
+
+	while ((now = clock_now_ns()) - start < 200000)
+		;
+	atomic_fetch_add(&spun_ns, now - start);
+	atomic_fetch_add_explicit(&done, 1, memory_order_release);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable spin_vt = BLITZ_TASK_VTABLE(spin_poll, NULL);
+
+START_TEST(poll_time_is_in_monotonic_ns)
+{
+	struct blitz_runtime *rt;
+	struct blitz_worker_stats st;
+	struct blitz_hist_snapshot h;
+	const struct blitz_hist_log2 *l;
+
+	if (!HAVE_SEMAPHORE)
+		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
+	tracer_attach();
+	rt = new_rt(1, 1);
+	atomic_store(&done, 0);
+	atomic_store(&spun_ns, 0);
+	for (int i = 0; i < 50; i++)
+		ck_assert_int_eq(blitz_spawn_detached(rt, &spin_vt, NULL, 0), 0);
+	while (atomic_load_explicit(&done, memory_order_acquire) < 50)
+		usleep(1000);
+	read_quiet(rt, 0, &st, &h);
+	l = &h.hist[BLITZ_HIST_POLL_READY];
+	ck_assert_uint_eq(l->count, 50);
+	/*
+	 * Each recorded poll contains the interval the poll measured itself:
+	 * the sum is at least theirs (2% for the clock's calibration), and
+	 * no poll lands below the 200 us spin's bucket (2^17 ns).
+	 */
+	ck_assert_uint_ge(l->sum, atomic_load(&spun_ns) / 100 * 98);
+	for (int s = 0; s < 17; s++)
+		ck_assert_uint_eq(l->slots[s], 0);
+	blitz_runtime_free(rt);
+	tracer_detach();
+}
+END_TEST
+
+static Suite *histogram_suite(void)
+{
+	Suite *s = suite_create("histogram");
+	TCase *tc = TCASE("summary", 30);
+
+	tcase_add_test(tc, counts_equal_the_counters);
+	tcase_add_test(tc, a_window_starts_at_zero_and_ends_at_detach);
+	tcase_add_test(tc, poll_time_is_in_monotonic_ns);
+	suite_add_tcase(s, tc);
+	return s;
+}
+BLITZ_SUITE("histogram", histogram_suite)
