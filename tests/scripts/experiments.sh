@@ -9,6 +9,27 @@ src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 need() { [ -s "$1" ] && echo "ok   $2" || { echo "FAIL $2: no $1"; fail=1; }; }
+# perturbed DIR TAG...: meta.json has each TAG's slowdown (traced / untraced,
+# above 0, per benchmark too), and the summary and plots say it.
+perturbed() {
+	local dir=$1
+	shift
+	python3 - "$dir/meta.json" "$@" <<'PY' && echo "ok   $(basename "$dir"): slowdown of every traced run in meta.json" || fail=1
+import json, sys
+p = json.load(open(sys.argv[1]))["perturbation"]
+assert p["modes"] and all(m in ("summary", "per-event") for m in p["modes"].values()), p["modes"]
+for tag in sys.argv[2:]:
+    r = p["runs"][tag]
+    assert r["slowdown"] > 0 and r["pairs"] >= 1 and r["benches"], (tag, r)
+    assert all(b["slowdown"] > 0 and b["untraced_ns"] > 0 for b in r["benches"].values()), (tag, r)
+PY
+	grep -q '^## What tracing cost' "$dir/summary.md" && grep -q '| traced / untraced |' "$dir/summary.md" &&
+		echo "ok   $(basename "$dir"): summary states the slowdown" ||
+		{ echo "FAIL $(basename "$dir"): summary does not state the slowdown"; fail=1; }
+	grep -q 'traced [0-9.]*x slower than untraced' "$dir"/plots/*.svg &&
+		echo "ok   $(basename "$dir"): plots state the slowdown" ||
+		{ echo "FAIL $(basename "$dir"): no slowdown in the plots"; fail=1; }
+}
 
 "$src/experiments/sched-baseline/run" --quick --build "$obj" --out "$tmp/sb" > "$tmp/sb.log" 2>&1 ||
 	{ echo "FAIL sched-baseline:"; tail -20 "$tmp/sb.log"; exit 1; }
@@ -27,6 +48,7 @@ else
 		need "$tmp/sb/plots/$t.svg" "plot $t.svg"
 		head -c 8 "$tmp/sb/plots/$t.png" | od -An -tx1 | grep -q '89 50 4e 47' || { echo "FAIL $t.png is not a PNG"; fail=1; }
 	done
+	perturbed "$tmp/sb" io_uring epoll poll
 fi
 
 "$src/experiments/ablation/run" --quick --build "$obj" --out "$tmp/ab" > "$tmp/ab.log" 2>&1 ||
@@ -43,6 +65,7 @@ if [ -e "$tmp/ab/hist/NOT-COLLECTED" ]; then
 	echo "ok   ablation histograms not collected, and it says why: $(cat "$tmp/ab/hist/NOT-COLLECTED")"
 else
 	for t in schedlat polltime steal tasksrc; do need "$tmp/ab/plots/$t.png" "ablation plot $t.png"; done
+	perturbed "$tmp/ab" default no-lifo steal-one
 fi
 
 "$src/experiments/backends/run" --quick --build "$obj" --out "$tmp/be" > "$tmp/be.log" 2>&1 ||
@@ -56,7 +79,10 @@ for l in open(sys.argv[1]):
     r = json.loads(l); assert r["msgs"] > 0 and r["p50_ns"] <= r["p99_ns"] <= r["p999_ns"], r' \
 	"$tmp/be/raw/echo.jsonl" && echo "ok   backends: every run echoed, percentiles in order" || fail=1
 need "$tmp/be/plots/echo.png" "backends plot echo.png"
-[ -e "$tmp/be/hist/NOT-COLLECTED" ] || need "$tmp/be/plots/park.png" "backends plot park.png"
+if [ ! -e "$tmp/be/hist/NOT-COLLECTED" ]; then
+	need "$tmp/be/plots/park.png" "backends plot park.png"
+	perturbed "$tmp/be" io_uring epoll poll
+fi
 
 "$src/experiments/peers/run" --quick --build "$obj" --out "$tmp/pe" > "$tmp/pe.log" 2>&1 ||
 	{ echo "FAIL peers:"; tail -20 "$tmp/pe.log"; exit 1; }
