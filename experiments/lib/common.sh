@@ -158,16 +158,19 @@ attach() {
 	ulimit -l unlimited 2>/dev/null || true
 	for t in "${HIST_TOOLS[@]}"; do
 		flag=; [ "$(tool_mode "$t")" = summary ] && flag=--summary
+		# Emptied here, before the tool starts: a previous pair's
+		# "Hit Ctrl-C" must not pass for this one's.
+		: > "$OUT/hist/$t-$tag.err"
 		"$OBJ/tools/bin/blitz-$t" -b "$OBJ/lib/libblitz.so" -j $flag \
 			>> "$OUT/hist/$t-$tag.json" 2> "$OUT/hist/$t-$tag.err" &
 		TOOL_PIDS+=($!)
 	done
 	for t in "${HIST_TOOLS[@]}"; do
 		for _ in $(seq 300); do
-			grep -q 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" && break
+			grep -qs 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" && break
 			sleep 0.1
 		done
-		grep -q 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" ||
+		grep -qs 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" ||
 			echo "$EXP_NAME: blitz-$t did not attach: $(head -n 1 "$OUT/hist/$t-$tag.err")" >&2
 	done
 }

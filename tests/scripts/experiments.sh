@@ -118,4 +118,62 @@ want=12	# 2 backends x (4 warm + 2 cold rows); 6 where io_uring is not available
 grep -q 'not available' "$tmp/fr/raw/stderr.log" && want=6
 [ "$n" -eq $want ] && echo "ok   fs-read: $n lines" || { echo "FAIL fs-read: $n lines, not $want"; fail=1; }
 grep -q '^| 4K | 1 |' "$tmp/fr/summary.md" && echo "ok   fs-read: table" || { echo "FAIL fs-read: no table"; fail=1; }
+"$src/experiments/observer-effect/run" --quick --build "$obj" --out "$tmp/oe" > "$tmp/oe.log" 2>&1 ||
+	{ echo "FAIL observer-effect:"; tail -20 "$tmp/oe.log"; exit 1; }
+need "$tmp/oe/meta.json" "observer-effect meta.json"
+need "$tmp/oe/summary.md" "observer-effect summary"
+if [ -e "$tmp/oe/hist/NOT-COLLECTED" ]; then
+	echo "ok   observer-effect not measured, and it says why: $(cat "$tmp/oe/summary.md")"
+else
+	need "$tmp/oe/raw/runs.jsonl" "observer-effect raw runs"
+	need "$tmp/oe/observer-effect.json" "observer-effect figures (JSON)"
+	need "$tmp/oe/plots/observer-effect.png" "observer-effect plot"
+	head -c 8 "$tmp/oe/plots/observer-effect.png" | od -An -tx1 | grep -q '89 50 4e 47' ||
+		{ echo "FAIL observer-effect.png is not a PNG"; fail=1; }
+	# Every tool per-event on every workload, a positive slowdown for every
+	# cell, a traced run for each untraced one, and the per-event hits of
+	# polltime at least one poll per operation the benchmark reports.
+	python3 - "$tmp/oe" "$("$obj/bin/sched-bench" --list | tr '\n' ' ')" <<'PY' && echo "ok   observer-effect: every cell's slowdown, hits and distance" || fail=1
+import json, os, sys
+out, benches = sys.argv[1], sys.argv[2].split()
+fig = json.load(open(os.path.join(out, "observer-effect.json")))
+runs = [json.loads(l) for l in open(os.path.join(out, "raw", "runs.jsonl"))]
+modes = [json.loads(l) for l in open(os.path.join(out, "raw", "modes.jsonl"))]
+meta = json.load(open(os.path.join(out, "meta.json")))
+cells = {(c["tool"], c["mode"], c["workload"]): c for c in fig["cells"]}
+workloads = benches + ["echo"]
+assert fig["workloads"] == workloads, fig["workloads"]
+for t in ("polltime", "schedlat", "park", "steal", "ewma"):
+    for w in workloads:
+        assert (t, "per-event", w) in cells, (t, w)
+for m in modes:
+    ran = any(k[:2] == (m["tool"], m["mode"]) for k in cells)
+    assert ran == (not m["skipped"]), m
+    if m["mode"] == "summary" and m["skipped"]:
+        assert m["skipped"].startswith("not available in this build"), m
+for c in cells.values():
+    for k in ("slowdown", "pairs", "hits_per_run", "cost_per_hit_ns", "emd_buckets",
+              "p50_shift", "p99_shift", "distance_from"):
+        assert k in c, (k, c)
+    assert c["slowdown"] > 0 and c["pairs"] >= 1, c
+assert sum(r["traced"] for r in runs) == sum(not r["traced"] for r in runs) == \
+    sum(c["pairs"] for c in cells.values()), "unpaired runs"
+ops = {r["bench"]: r["ops"] for r in runs if r["workload"] in benches}
+per_run = int(meta["iters"]) + int(meta["warmup"])
+for b in benches:
+    hits = cells[("polltime", "per-event", b)]["hits_per_run"]
+    assert hits >= ops[b] * per_run, (b, hits, ops[b])
+no_summary = all(m["skipped"] for m in modes if m["mode"] == "summary")
+assert fig["reference"]["missing"] == no_summary, fig["reference"]
+PY
+	if grep -q '"missing": true' "$tmp/oe/observer-effect.json"; then
+		grep -q 'The reference is missing' "$tmp/oe/summary.md" &&
+			echo "ok   observer-effect: says the reference is missing (no summary mode)" ||
+			{ echo "FAIL observer-effect: the summary does not say the reference is missing"; fail=1; }
+	else
+		grep -q '^## Reference' "$tmp/oe/summary.md" && grep -q ' yes \| NO ' "$tmp/oe/summary.md" &&
+			echo "ok   observer-effect: the reference and its 2% check" ||
+			{ echo "FAIL observer-effect: no reference table"; fail=1; }
+	fi
+fi
 exit $fail
