@@ -135,14 +135,15 @@ else
 	# polltime at least one poll per operation the benchmark reports.
 	python3 - "$tmp/oe" "$("$obj/bin/sched-bench" --list | tr '\n' ' ')" <<'PY' && echo "ok   observer-effect: every cell's slowdown, hits and distance" || fail=1
 import json, os, sys
-out, benches = sys.argv[1], sys.argv[2].split()
+out, known = sys.argv[1], sys.argv[2].split()
 fig = json.load(open(os.path.join(out, "observer-effect.json")))
 runs = [json.loads(l) for l in open(os.path.join(out, "raw", "runs.jsonl"))]
 modes = [json.loads(l) for l in open(os.path.join(out, "raw", "modes.jsonl"))]
 meta = json.load(open(os.path.join(out, "meta.json")))
 cells = {(c["tool"], c["mode"], c["workload"]): c for c in fig["cells"]}
-workloads = benches + ["echo"]
-assert fig["workloads"] == workloads, fig["workloads"]
+workloads = fig["workloads"]
+benches = [w for w in workloads if w != "echo"]
+assert "echo" in workloads and benches and set(benches) <= set(known), workloads
 for t in ("polltime", "schedlat", "park", "steal", "ewma"):
     for w in workloads:
         assert (t, "per-event", w) in cells, (t, w)
@@ -152,10 +153,10 @@ for m in modes:
     if m["mode"] == "summary" and m["skipped"]:
         assert m["skipped"].startswith("not available in this build"), m
 for c in cells.values():
-    for k in ("slowdown", "pairs", "hits_per_run", "cost_per_hit_ns", "emd_buckets",
-              "p50_shift", "p99_shift", "distance_from"):
+    for k in ("slowdown", "cpu_slowdown", "pairs", "hits_per_run", "cost_per_hit_ns",
+              "cpu_per_hit_ns", "emd_buckets", "p50_shift", "p99_shift", "distance_from"):
         assert k in c, (k, c)
-    assert c["slowdown"] > 0 and c["pairs"] >= 1, c
+    assert c["slowdown"] > 0 and c["cpu_slowdown"] > 0 and c["pairs"] >= 1, c
 assert sum(r["traced"] for r in runs) == sum(not r["traced"] for r in runs) == \
     sum(c["pairs"] for c in cells.values()), "unpaired runs"
 ops = {r["bench"]: r["ops"] for r in runs if r["workload"] in benches}
@@ -165,6 +166,10 @@ for b in benches:
     assert hits >= ops[b] * per_run, (b, hits, ops[b])
 no_summary = all(m["skipped"] for m in modes if m["mode"] == "summary")
 assert fig["reference"]["missing"] == no_summary, fig["reference"]
+# The uprobe paths, where bpftrace could count them: every call a hit.
+nops = fig["uprobe_paths"]
+assert not nops or (set(nops) == {"nop1", "nop5"} and all(
+    n["hits_counted"] and n["traced_ns_per_call"] > 0 for n in nops.values())), nops
 PY
 	if grep -q '"missing": true' "$tmp/oe/observer-effect.json"; then
 		grep -q 'The reference is missing' "$tmp/oe/summary.md" &&
