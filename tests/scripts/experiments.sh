@@ -144,7 +144,7 @@ cells = {(c["tool"], c["mode"], c["workload"]): c for c in fig["cells"]}
 workloads = fig["workloads"]
 benches = [w for w in workloads if w != "echo"]
 assert "echo" in workloads and benches and set(benches) <= set(known), workloads
-for t in ("polltime", "schedlat", "park", "steal", "ewma"):
+for t in ("polltime", "schedlat", "park", "steal", "ewma", "all"):
     for w in workloads:
         assert (t, "per-event", w) in cells, (t, w)
 for m in modes:
