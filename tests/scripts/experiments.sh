@@ -166,6 +166,9 @@ for b in benches:
     assert hits >= ops[b] * per_run, (b, hits, ops[b])
 no_summary = all(m["skipped"] for m in modes if m["mode"] == "summary")
 assert fig["reference"]["missing"] == no_summary, fig["reference"]
+# Every tool's histogram inside the "all" cell, against the tool alone.
+assert {(d["tool"], d["workload"]) for d in fig["with_all_tools"] if d["mode"] == "per-event"} >= \
+    {("polltime", w) for w in workloads}, fig["with_all_tools"]
 # The uprobe paths, where bpftrace could count them: every call a hit.
 nops = fig["uprobe_paths"]
 assert not nops or (set(nops) == {"nop1", "nop5"} and all(
