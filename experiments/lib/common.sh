@@ -99,15 +99,26 @@ PY
 }
 
 # ---------------------------------------------------------------------------
-# Histograms from the libbpf tools (sched-baseline, ablation, ...).
+# Histograms from the libbpf tools (sched-baseline, ablation, ...), and what
+# collecting them cost.
 #
 #   hist_init TOOL...            builds the tools; sets WHY_NO_HIST to the
 #                                reason they cannot be used (empty if they can)
-#   traced_run TAG CMD...        runs CMD once with every tool attached:
+#   tool_mode TOOL               "summary" where blitz-TOOL has --summary (the
+#                                runtime's own histograms: the least perturbing
+#                                mode), else "per-event"
+#   traced_run TAG CMD...        one pair: CMD untraced and CMD with every tool
+#                                attached, back to back; the first of the pair
+#                                alternates from one pair of TAG to the next
+#                                (and between tags).  Each call appends:
 #                                $OUT/hist/TOOL-TAG.json (raw buckets), CMD's
-#                                stdout in $OUT/raw/traced-TAG.jsonl, its
-#                                stderr (--stats) in $OUT/raw/traced-TAG.stats
-#   plot_tools TITLE TAG...      one plot per tool, one series per TAG:
+#                                stdout in $OUT/raw/{traced,untraced}-TAG.jsonl
+#                                (each line tagged with its "pair"), its stderr
+#                                (--stats) in $OUT/raw/{traced,untraced}-TAG.stats
+#   write_perturbation           adds "perturbation" to $OUT/meta.json: per
+#                                tag, traced / untraced time (results.py)
+#   plot_tools TITLE TAG...      one plot per tool, one series per TAG, each
+#                                labelled with its slowdown:
 #                                $OUT/plots/TOOL.{png,svg}; appends to PLOTS
 PY=/usr/bin/python3
 HIST_TOOLS=()
@@ -129,29 +140,88 @@ hist_init() {
 	fi
 }
 
-traced_run() {
-	local tag=$1 pids=() t
-	shift
+tool_mode() {
+	if "$OBJ/tools/bin/blitz-$1" --help 2>&1 | grep -q -- '--summary'; then
+		echo summary
+	else
+		echo per-event
+	fi
+}
+
+# attach TAG: starts every tool of HIST_TOOLS in its least perturbing mode,
+# appending to $OUT/hist/TOOL-TAG.json; waits until each has attached.
+# TOOL_PIDS: their pids.
+attach() {
+	local tag=$1 t flag
+	TOOL_PIDS=()
 	[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	ulimit -l unlimited 2>/dev/null || true
 	for t in "${HIST_TOOLS[@]}"; do
-		"$OBJ/tools/bin/blitz-$t" -b "$OBJ/lib/libblitz.so" -j \
-			> "$OUT/hist/$t-$tag.json" 2> "$OUT/hist/$t-$tag.err" &
-		pids+=($!)
+		flag=; [ "$(tool_mode "$t")" = summary ] && flag=--summary
+		# Emptied here, before the tool starts: a previous pair's
+		# "Hit Ctrl-C" must not pass for this one's.
+		: > "$OUT/hist/$t-$tag.err"
+		"$OBJ/tools/bin/blitz-$t" -b "$OBJ/lib/libblitz.so" -j $flag \
+			>> "$OUT/hist/$t-$tag.json" 2> "$OUT/hist/$t-$tag.err" &
+		TOOL_PIDS+=($!)
 	done
 	for t in "${HIST_TOOLS[@]}"; do
 		for _ in $(seq 300); do
-			grep -q 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" && break
+			grep -qs 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" && break
 			sleep 0.1
 		done
-		grep -q 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" ||
+		grep -qs 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" ||
 			echo "$EXP_NAME: blitz-$t did not attach: $(head -n 1 "$OUT/hist/$t-$tag.err")" >&2
 	done
-	"$@" > "$OUT/raw/traced-$tag.jsonl" 2> "$OUT/raw/traced-$tag.stats" ||
-		echo "$EXP_NAME: traced run $tag failed: $(tail -n 1 "$OUT/raw/traced-$tag.stats")" >&2
+}
+
+detach() {
+	local p
 	# The tools poll their exit flag every 0.2 s: one SIGINT is enough.
-	for t in "${pids[@]}"; do kill -INT "$t" 2>/dev/null || true; done
-	for t in "${pids[@]}"; do wait "$t" 2>/dev/null || true; done
+	for p in "${TOOL_PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+	for p in "${TOOL_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
+# pair_run KIND TAG PAIR CMD...: CMD once, KIND traced or untraced.
+pair_run() {
+	local kind=$1 tag=$2 pair=$3
+	shift 3
+	[ "$kind" = untraced ] || attach "$tag"
+	{ "$@" 2>> "$OUT/raw/$kind-$tag.stats" ||
+		echo "$EXP_NAME: $kind run $tag failed: $(tail -n 1 "$OUT/raw/$kind-$tag.stats")" >&2; } |
+		sed "s/^{/{\"pair\":$pair,/" >> "$OUT/raw/$kind-$tag.jsonl"
+	[ "$kind" = untraced ] || detach
+}
+
+declare -A PAIRS_OF=()
+traced_run() {
+	local tag=$1 pair
+	shift
+	[ -n "${PAIRS_OF[$tag]:-}" ] || PAIRS_OF[$tag]=0
+	PAIRS_OF[$tag]=$((PAIRS_OF[$tag] + 1))
+	pair=${PAIRS_OF[$tag]}
+	# Alternate within a tag, and start the tags alternately, so that
+	# neither side of the pairs always runs first (on a warm or a cold machine).
+	if [ $(((pair + ${#PAIRS_OF[@]}) % 2)) = 0 ]; then
+		pair_run untraced "$tag" "$pair" "$@"
+		pair_run traced "$tag" "$pair" "$@"
+	else
+		pair_run traced "$tag" "$pair" "$@"
+		pair_run untraced "$tag" "$pair" "$@"
+	fi
+}
+
+write_perturbation() {
+	local modes=() t
+	for t in "${HIST_TOOLS[@]}"; do modes+=("$t=$(tool_mode "$t")"); done
+	PYTHONPATH="$EXP_ROOT/experiments/lib" python3 -c \
+		'import sys, results; results.write_perturbation(sys.argv[1], sys.argv[2:])' "$OUT" "${modes[@]}"
+}
+
+# slowdown_label TAG: "TAG, traced 12.3x slower than untraced" (as meta.json says).
+slowdown_label() {
+	PYTHONPATH="$EXP_ROOT/experiments/lib" python3 -c \
+		'import sys, results; print(results.slowdown_label(sys.argv[1], sys.argv[2]))' "$OUT" "$1"
 }
 
 plot_tools() {
@@ -162,10 +232,10 @@ plot_tools() {
 		for tag in "$@"; do
 			[ -s "$OUT/hist/$t-$tag.json" ] || continue
 			files+=("$OUT/hist/$t-$tag.json")
-			labels+=(--label "$tag")
+			labels+=(--label "$(slowdown_label "$tag")")
 		done
 		[ ${#files[@]} -gt 0 ] || continue
-		if "$PY" "$EXP_ROOT/tools/plot" -o "$OUT/plots/$t" --title "$t: $title" \
+		if "$PY" "$EXP_ROOT/tools/plot" -o "$OUT/plots/$t" --title "$t ($(tool_mode "$t") mode): $title" \
 			"${labels[@]}" "${files[@]}" 2> "$OUT/plots/$t.err"; then
 			PLOTS+=("$OUT/plots/$t.png")
 		else

@@ -91,30 +91,149 @@ def merged_hists(objs):
 
 
 def hist_table(outdir, tag_title):
-    """Markdown rows: every histogram of every hist/TOOL-TAG.json."""
+    """Markdown rows: every histogram of every hist/TOOL-TAG.json, with the
+    mode it was collected in and how much slower than untraced its run was."""
     paths = sorted(glob.glob(os.path.join(outdir, "hist", "*.json")))
     if not paths:
         why = os.path.join(outdir, "hist", "NOT-COLLECTED")
         return ["Histograms: " + open(why).read().strip()] if os.path.exists(why) else []
-    rows = ["| tool | %s | histogram | count | p50 | p99 | unit |" % tag_title,
-            "|---|---|---|---|---|---|---|"]
+    pert = perturbation(outdir)
+    modes = pert.get("modes", {})
+    rows = ["| tool | mode | %s | traced / untraced | histogram | count | p50 | p99 | unit |" % tag_title,
+            "|---|---|---|---|---|---|---|---|---|"]
     for path in paths:
         tool, _, tag = os.path.basename(path)[:-5].partition("-")
+        slow = pert["runs"].get(tag, {}).get("slowdown")
+        head = f"| {tool} | {modes.get(tool, 'per-event')} | {tag} | {times(slow)} |"
         objs = lines(path)
         if not objs:
-            rows.append(f"| {tool} | {tag} | (no output) | | | | |")
+            rows.append(f"{head} (no output) | | | | |")
             continue
         unit = objs[-1].get("unit", "")
         for label, b in merged_hists(objs).items():
             n = sum(x["count"] for x in b)
             if n:
-                rows.append(f"| {tool} | {tag} | {label} | {n} | {quantile(b, n, 0.5)} | "
+                rows.append(f"{head} {label} | {n} | {quantile(b, n, 0.5)} | "
                             f"{quantile(b, n, 0.99)} | {unit} |")
     return rows
 
 
+# ---------------------------------------------------------------------------
+# Perturbation: each traced run beside the same command untraced
+# (common.sh's traced_run writes raw/traced-TAG.jsonl and
+# raw/untraced-TAG.jsonl, every line tagged with its "pair").
+
+def run_time(row):
+    """The time a bench line measured: sched-bench's median iteration (ns),
+    or echo-bench's time per message (ns, from its rate)."""
+    if "msgs_per_sec" in row:
+        return 1e9 / row["msgs_per_sec"] if row["msgs_per_sec"] else None
+    return row.get("median_ns")
+
+
+def bench_key(row):
+    """The name of the workload a bench line measured."""
+    if "connections" in row:
+        return f"{row['bench']}-{row['connections']}conns"
+    return row["bench"]
+
+
+def pair_slowdowns(traced, untraced):
+    """{bench: [traced / untraced time, per pair]} and the same for the whole
+    command ("run": the sum over its benchmarks), per pair."""
+    t = {(r["pair"], bench_key(r)): run_time(r) for r in traced}
+    u = {(r["pair"], bench_key(r)): run_time(r) for r in untraced}
+    per, whole = {}, {}
+    for (pair, bench), tv in t.items():
+        uv = u.get((pair, bench))
+        if not tv or not uv:
+            continue
+        per.setdefault(bench, []).append(tv / uv)
+        w = whole.setdefault(pair, [0, 0])
+        w[0] += tv
+        w[1] += uv
+    return per, [tv / uv for tv, uv in whole.values()]
+
+
+def perturbation(outdir):
+    """{"runs": {tag: {"slowdown", "pairs", "benches": {bench: {...}}}}} from
+    the traced and untraced lines of every tag (medians over the pairs)."""
+    out = {"runs": {}}
+    meta = os.path.join(outdir, "meta.json")
+    if os.path.exists(meta):
+        out["modes"] = json.load(open(meta)).get("perturbation", {}).get("modes", {})
+    for path in sorted(glob.glob(os.path.join(outdir, "raw", "traced-*.jsonl"))):
+        tag = os.path.basename(path)[len("traced-"):-len(".jsonl")]
+        traced = [r for r in lines(path) if "pair" in r]
+        untraced = [r for r in lines(os.path.join(outdir, "raw", f"untraced-{tag}.jsonl")) if "pair" in r]
+        per, whole = pair_slowdowns(traced, untraced)
+        if not whole:
+            continue
+        benches = {}
+        for bench, ratios in per.items():
+            med = lambda rows: statistics.median(run_time(r) for r in rows if bench_key(r) == bench)
+            benches[bench] = {"untraced_ns": round(med(untraced), 1), "traced_ns": round(med(traced), 1),
+                              "slowdown": round(statistics.median(ratios), 3)}
+        out["runs"][tag] = {"slowdown": round(statistics.median(whole), 3), "pairs": len(whole),
+                            "benches": benches}
+    return out
+
+
+def write_perturbation(outdir, modes):
+    """Adds "perturbation" to OUTDIR/meta.json; @modes: ["TOOL=MODE", ...]."""
+    path = os.path.join(outdir, "meta.json")
+    meta = json.load(open(path))
+    pert = perturbation(outdir)
+    pert["modes"] = dict(m.split("=", 1) for m in modes)
+    pert["what"] = ("slowdown = traced / untraced time of the same command, run back to back "
+                    "(which goes first alternates); the median over the pairs. Per benchmark: its "
+                    "median iteration time (sched-bench) or time per message (echo-bench); "
+                    "per run: the sum over its benchmarks")
+    meta["perturbation"] = pert
+    json.dump(meta, open(path, "w"), indent=2)
+
+
+def times(slowdown):
+    return "n/a" if slowdown is None else f"{slowdown:.1f}x"
+
+
+def slowdown_label(outdir, tag):
+    """A plot's series name: the tag and how much slower tracing made it."""
+    slow = perturbation(outdir)["runs"].get(tag, {}).get("slowdown")
+    if slow is None:
+        return f"{tag}, slowdown not measured"
+    return f"{tag}, traced {slow:.1f}x slower than untraced"
+
+
+def perturbation_table(outdir, tag_title):
+    """Markdown: per benchmark and tag, traced / untraced (median of pairs)."""
+    pert = perturbation(outdir)
+    runs = pert["runs"]
+    if not runs:
+        return []
+    tags = list(runs)
+    benches = []
+    for r in runs.values():
+        benches += [b for b in r["benches"] if b not in benches]
+    pairs = sorted({r["pairs"] for r in runs.values()})
+    modes = ", ".join(f"{t} {m}" for t, m in sorted(pert.get("modes", {}).items())) or "per-event"
+    rows = [f"What tracing cost: traced / untraced time of the same command, run back to back "
+            f"({'/'.join(map(str, pairs))} pair(s), order alternating; median of the pairs). "
+            f"Tools attached together ({modes}).\n",
+            f"| bench | " + " | ".join(f"{tag_title} {t}".strip() for t in tags) + " |",
+            "|---|" + "---|" * len(tags)]
+    for b in benches + ["(whole run)"]:
+        cells = []
+        for t in tags:
+            r = runs[t] if b == "(whole run)" else runs[t]["benches"].get(b)
+            cells.append(times(r["slowdown"]) if r else "n/a")
+        rows.append(f"| {b} | " + " | ".join(cells) + " |")
+    return rows
+
+
 def runtime_stats(path):
-    """The counters sched-bench --stats printed: totals and per-worker sums."""
+    """The counters sched-bench --stats printed: totals and per-worker sums,
+    added up over every run the file holds (one per traced pair)."""
     tot = {}
     try:
         text = open(path).read()
@@ -123,7 +242,7 @@ def runtime_stats(path):
     for line in text.splitlines():
         if line.startswith("stats:"):
             for k, v in re.findall(r"(\w+)=(\d+)", line):
-                tot[k] = int(v)
+                tot[k] = tot.get(k, 0) + int(v)
         elif line.strip().startswith("worker "):
             for k, v in re.findall(r"(\w+)=(\d+)", line):
                 if k not in ("ewma_poll_ns", "interval"):
