@@ -148,15 +148,18 @@ tool_mode() {
 	fi
 }
 
-# attach TAG: starts every tool of HIST_TOOLS in its least perturbing mode,
-# appending to $OUT/hist/TOOL-TAG.json; waits until each has attached.
-# TOOL_PIDS: their pids.
+# attach TAG: starts every tool of ATTACH_TOOLS (when set; else HIST_TOOLS)
+# in its least perturbing mode, appending to $OUT/hist/TOOL-TAG.json; waits
+# until each has attached.  TOOL_PIDS: their pids.
+ATTACH_TOOLS=()
 attach() {
 	local tag=$1 t flag
+	local -a list=("${HIST_TOOLS[@]}")
+	[ ${#ATTACH_TOOLS[@]} = 0 ] || list=("${ATTACH_TOOLS[@]}")
 	TOOL_PIDS=()
 	[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	ulimit -l unlimited 2>/dev/null || true
-	for t in "${HIST_TOOLS[@]}"; do
+	for t in "${list[@]}"; do
 		flag=; [ "$(tool_mode "$t")" = summary ] && flag=--summary
 		# Emptied here, before the tool starts: a previous pair's
 		# "Hit Ctrl-C" must not pass for this one's.
@@ -165,7 +168,7 @@ attach() {
 			>> "$OUT/hist/$t-$tag.json" 2> "$OUT/hist/$t-$tag.err" &
 		TOOL_PIDS+=($!)
 	done
-	for t in "${HIST_TOOLS[@]}"; do
+	for t in "${list[@]}"; do
 		for _ in $(seq 300); do
 			grep -qs 'Hit Ctrl-C' "$OUT/hist/$t-$tag.err" && break
 			sleep 0.1

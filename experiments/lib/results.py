@@ -219,7 +219,8 @@ def perturbation_table(outdir, tag_title):
     modes = ", ".join(f"{t} {m}" for t, m in sorted(pert.get("modes", {}).items())) or "per-event"
     rows = [f"What tracing cost: traced / untraced time of the same command, run back to back "
             f"({'/'.join(map(str, pairs))} pair(s), order alternating; median of the pairs). "
-            f"Tools attached together ({modes}).\n",
+            f"Tools ({modes}): those of one traced pass attached together; a tag ending in "
+            f"-per-event is a pass of its own for the tools without a summary mode.\n",
             f"| bench | " + " | ".join(f"{tag_title} {t}".strip() for t in tags) + " |",
             "|---|" + "---|" * len(tags)]
     for b in benches + ["(whole run)"]:
