@@ -12,10 +12,18 @@
 #include "json_writer.h"
 #include "map_snapshot.h"
 #include "print_loop.h"
+#include "summary_helpers.h"
 #include "tool_args.h"
 #include "usdt_target.h"
 #include "tasksrc.h"
 #include "tasksrc.skel.h"
+
+static struct summary_opts mode;
+
+static const struct tool_flag flags[] = {
+	SUMMARY_FLAGS(&mode),
+	{ 0 },
+};
 
 static const struct tool_def def = {
 	.name = "tasksrc",
@@ -24,8 +32,10 @@ static const struct tool_def def = {
 	.examples =
 		"    blitz-tasksrc               # printed at Ctrl-C\n"
 		"    blitz-tasksrc 1             # every second\n"
-		"    blitz-tasksrc -j > src.json\n",
+		"    blitz-tasksrc -j > src.json\n"
+		"    blitz-tasksrc --per-event   # a probe hit per poll (also helper threads' polls)\n",
 	.opts = 0,
+	.flags = flags,
 	.unit = UNIT_TASKS,
 };
 
@@ -132,12 +142,14 @@ int main(int argc, char **argv)
 	struct tool_env env = { 0 };
 	struct state st = { .env = &env };
 	struct tasksrc_bpf *skel;
-	bool last;
+	bool last, summary;
 
 	tool_parse_args(&env, &def, argc, argv);
+	summary = summary_mode(&env, &mode, false, NULL);
 	tool_setup(&env);
 
 	skel = tool_opened(&env, tasksrc_bpf__open());
+	summary_load_only(skel->obj, summary);
 	tool_loaded(&env, tasksrc_bpf__load(skel));
 	st.skel = skel;
 	snap_init(&st.cur, sizeof(struct src_key), sizeof(struct src_val));

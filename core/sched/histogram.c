@@ -26,6 +26,9 @@
 #include "histogram.h"
 #include "runtime.h"
 #include "task.h"
+
+_Static_assert(PROBE_NR_SOURCES <= BLITZ_HIST_SOURCES,
+	       "struct blitz_hist_snapshot has no room for every task source");
 #include "worker.h"
 
 /* ---------------------------------------------------------------------- */
@@ -186,6 +189,7 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	/* Not atomic: a worker_read_hists() racing a re-attach may see a mix. */
 	memset(h->snap.events, 0, sizeof(h->snap.events));
 	memset(h->snap.hist, 0, sizeof(h->snap.hist));
+	memset(h->snap.polls_by_source, 0, sizeof(h->snap.polls_by_source));
 	h->base_polls = STAT(w, polls);
 	h->base_steals = STAT(w, steals);
 	h->base_batches = STAT(w, global_batches);

@@ -96,6 +96,13 @@ static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint
 		hist_fire(w, now_ns);
 }
 
+/* hist_source - a poll of a task found at @source (SRC_*), while collecting. */
+static inline void hist_source(struct worker_hist *h, int source)
+{
+	if ((unsigned int)source < BLITZ_HIST_SOURCES)
+		hist_add(&h->snap.polls_by_source[source], 1);
+}
+
 /* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */
 static inline void hist_count(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 {

@@ -453,6 +453,9 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 	bool counted = hist && w && (w->traced & TRACED_HIST);
 	uint64_t hist_start = counted ? hist_poll_begin(&w->hist, t, t->queued_at) : 0;
 
+	if (counted)
+		hist_source(&w->hist, source);
+
 	if (hist_start)
 		w->traced |= TRACED_SAMPLING;	/* its pushes are counted too */
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);

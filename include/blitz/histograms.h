@@ -22,6 +22,8 @@
  * convention, MAX_SLOTS there).
  */
 #define BLITZ_HIST_SLOTS	40
+/* Room for task_poll_start's source codes (docs/probes.md, "Argument codes"). */
+#define BLITZ_HIST_SOURCES	8
 
 /* The histograms of a worker, and what each value is. */
 enum blitz_hist_kind {
@@ -63,6 +65,13 @@ struct blitz_hist_snapshot {
 	 */
 	unsigned long long events[BLITZ_HIST_KINDS];
 	struct blitz_hist_log2 hist[BLITZ_HIST_KINDS];
+	/*
+	 * The worker's polls by where it found the task (the source codes of
+	 * task_poll_start: LIFO slot, ring, batch, global queue, steal), every
+	 * one counted; blitz-tasksrc's summary mode.  Last, so that the
+	 * offsets above stay what summary.bt reads.
+	 */
+	unsigned long long polls_by_source[BLITZ_HIST_SOURCES];
 };
 
 #endif /* BLITZ_HISTOGRAMS_H */

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# tools-tasksrc.sh - blitz-tasksrc on a known workload: every poll counted
-# once by source (total == polled), and each source agrees with the counter
+# tools-tasksrc.sh - blitz-tasksrc on a known workload, in both modes:
+# every poll counted once by source, and each source agrees with the counter
 # of the mechanism that produced it: LIFO == lifo_hits, steal == steals,
 # global queue == global_batches; BLITZ_LIFO=0 gives no LIFO source at all.
+# Per event (a probe hit per poll) total == polled, the helper threads'
+# polls included; in summary mode (the runtime's own counts, read at
+# hist_snapshot) each worker's total == its polls, and the two modes agree
+# on every worker's sources.
 set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
 
-start_tool tasksrc -j
+start_tool tasksrc -j --per-event
 run_workload
 stop_tool tasksrc
 out="$tmp/tasksrc.out"
@@ -22,9 +26,24 @@ for w in $(workers); do
 done
 check "tasksrc: no unknown source" "$(jq_py "$out" 'r[0]["total"]["other"]')" 0
 
-start_tool tasksrc -j
+start_tool tasksrc -j --per-event
 run_workload BLITZ_LIFO=0
 stop_tool tasksrc
 check "tasksrc BLITZ_LIFO=0: no LIFO source" "$(jq_py "$out" 'r[0]["total"]["lifo"]')" 0
 check "tasksrc BLITZ_LIFO=0: total == polled" "$(jq_py "$out" 'r[0]["total"]["total"]')" "$(stat_total polled)"
+
+# Summary mode (the default): the runtime counts its workers' polls.
+start_tool tasksrc -j
+run_workload
+stop_tool tasksrc
+check "tasksrc summary: LIFO == sum of lifo_hits" "$(jq_py "$out" 'r[0]["total"]["lifo"]')" "$(stat_sum lifo_hits)"
+check "tasksrc summary: steal == sum of steals" "$(jq_py "$out" 'r[0]["total"]["steal"]')" "$(stat_sum steals)"
+check "tasksrc summary: global == sum of global_batches" "$(jq_py "$out" 'r[0]["total"]["global"]')" "$(stat_sum global_batches)"
+for w in $(workers); do
+	check "tasksrc summary: worker $w total == its polls" \
+		"$(jq_py "$out" "sum(c['total'] for c in r[0]['counters'] if c['worker'] == $w)")" \
+		"$(stat_worker $w polls)"
+done
+check "tasksrc summary: no helper or unknown source" \
+	"$(jq_py "$out" 'r[0]["total"]["helper"] + r[0]["total"]["other"]')" 0
 finish
