@@ -11,19 +11,26 @@ set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
 
+out="$tmp/tasksrc.out"
+
+# check_sources WHAT: each source against its mechanism's counter, and each
+# worker's total against its polls (both modes count these the same).
+check_sources() {
+	check "$1: LIFO == sum of lifo_hits" "$(jq_py "$out" 'r[0]["total"]["lifo"]')" "$(stat_sum lifo_hits)"
+	check "$1: steal == sum of steals" "$(jq_py "$out" 'r[0]["total"]["steal"]')" "$(stat_sum steals)"
+	check "$1: global == sum of global_batches" "$(jq_py "$out" 'r[0]["total"]["global"]')" "$(stat_sum global_batches)"
+	for w in $(workers); do
+		check "$1: worker $w total == its polls" \
+			"$(jq_py "$out" "sum(c['total'] for c in r[0]['counters'] if c['worker'] == $w)")" \
+			"$(stat_worker $w polls)"
+	done
+}
+
 start_tool tasksrc -j --per-event
 run_workload
 stop_tool tasksrc
-out="$tmp/tasksrc.out"
 check "tasksrc: total == polled" "$(jq_py "$out" 'r[0]["total"]["total"]')" "$(stat_total polled)"
-check "tasksrc: LIFO == sum of lifo_hits" "$(jq_py "$out" 'r[0]["total"]["lifo"]')" "$(stat_sum lifo_hits)"
-check "tasksrc: steal == sum of steals" "$(jq_py "$out" 'r[0]["total"]["steal"]')" "$(stat_sum steals)"
-check "tasksrc: global == sum of global_batches" "$(jq_py "$out" 'r[0]["total"]["global"]')" "$(stat_sum global_batches)"
-for w in $(workers); do
-	check "tasksrc: worker $w total == its polls" \
-		"$(jq_py "$out" "sum(c['total'] for c in r[0]['counters'] if c['worker'] == $w)")" \
-		"$(stat_worker $w polls)"
-done
+check_sources tasksrc
 check "tasksrc: no unknown source" "$(jq_py "$out" 'r[0]["total"]["other"]')" 0
 
 start_tool tasksrc -j --per-event
@@ -36,14 +43,7 @@ check "tasksrc BLITZ_LIFO=0: total == polled" "$(jq_py "$out" 'r[0]["total"]["to
 start_tool tasksrc -j
 run_workload
 stop_tool tasksrc
-check "tasksrc summary: LIFO == sum of lifo_hits" "$(jq_py "$out" 'r[0]["total"]["lifo"]')" "$(stat_sum lifo_hits)"
-check "tasksrc summary: steal == sum of steals" "$(jq_py "$out" 'r[0]["total"]["steal"]')" "$(stat_sum steals)"
-check "tasksrc summary: global == sum of global_batches" "$(jq_py "$out" 'r[0]["total"]["global"]')" "$(stat_sum global_batches)"
-for w in $(workers); do
-	check "tasksrc summary: worker $w total == its polls" \
-		"$(jq_py "$out" "sum(c['total'] for c in r[0]['counters'] if c['worker'] == $w)")" \
-		"$(stat_worker $w polls)"
-done
+check_sources "tasksrc summary"
 check "tasksrc summary: no helper or unknown source" \
 	"$(jq_py "$out" 'r[0]["total"]["helper"] + r[0]["total"]["other"]')" 0
 finish
