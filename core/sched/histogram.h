@@ -139,17 +139,18 @@ static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task 
 	return hist_poll_sample(h, t, h->poll_countdown == 0);
 }
 
-/* hist_poll_ready - a ready poll that hist_poll_due() did not pick. */
+/* hist_poll_ready - a poll returned READY (task_finish, while collecting). */
 static inline void hist_poll_ready(struct worker_hist *h)
 {
 	hist_add(&h->snap.events[BLITZ_HIST_POLL_READY], 1);
 }
 
-/* hist_poll_end - the poll begun at @start (0: not timed) returned @ready. */
+/*
+ * hist_poll_end - the poll begun at @start (0: not timed) returned @ready
+ * (counted by task_finish, not here: hist_poll_ready).
+ */
 static inline void hist_poll_end(struct worker_hist *h, uint64_t start, bool ready)
 {
-	if (ready)
-		hist_poll_ready(h);
 	if (__builtin_expect(start != 0, 0))
 		hist_poll_timed(h, start, ready);
 }

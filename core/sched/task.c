@@ -149,7 +149,20 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED | TASK_CANCELLED)) |
 			 TASK_COMPLETE | (cancelled ? TASK_CANCELLED : 0)))
 		;
-	TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);
+	/*
+	 * One test for task_complete's and hist_snapshot's semaphores; under
+	 * it no call (a call would cost the untraced path a stack frame).  A
+	 * poll that returned READY (cancelled 0: run_task is the only such
+	 * caller) is counted in the summary histograms of the worker whose
+	 * tick latched them, whichever copy of run_task polled.
+	 */
+	if (__builtin_expect(BLITZ_TASK_COMPLETE_ENABLED() | BLITZ_HIST_SNAPSHOT_ENABLED(), 0)) {
+		struct blitz_worker *w = current_worker;
+
+		TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);
+		if (!cancelled && w && (w->traced & TRACED_HIST))
+			hist_poll_ready(&w->hist);
+	}
 	/* JOIN_WAKER was set before COMPLETE: the joiner no longer touches it. */
 	if (s & TASK_JOIN_WAKER)
 		blitz_waker_wake(&t->join_waker);

@@ -422,9 +422,10 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_
  * run_task - poll @t once on @w (NULL: a helping non-worker thread).
  * @traced: the per-event probes' copy.  @hist: the copy that runs the
  * summary histograms' sampled poll (the countdown, hist_poll_due, already
- * ran when @due; the probes' copy runs it itself).  The plain copy
- * (neither) only counts a ready poll while collecting, in its ready
- * branch.
+ * ran when @due; the probes' copy runs it itself).  A ready poll is
+ * counted by task_finish, behind the semaphore test its
+ * probe already makes, so that no copy keeps a register live across the
+ * poll for it.
  */
 static inline __attribute__((always_inline)) void
 run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, bool hist,
@@ -469,14 +470,6 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 		w->traced &= (uint8_t)~TRACED_SAMPLING;
 
 	if (r == BLITZ_READY) {
-		/*
-		 * Through current_worker, not @w: the plain copy keeps no
-		 * register live across the poll for this (a ready poll is
-		 * rarer than a pending one; a helping thread has none).
-		 */
-		if (!hist && current_worker &&
-		    __builtin_expect(current_worker->traced & TRACED_HIST, 0))
-			hist_poll_ready(&current_worker->hist);
 		task_finish(t, widx, 0);
 		return;
 	}
