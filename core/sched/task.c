@@ -309,7 +309,8 @@ schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 		schedule_traced(t, yield);
 		return;
 	}
-	if ((w->traced & TRACED_HIST) && --w->hist.sched_countdown == 0) {
+	if (w->traced == TRACED_HIST ||
+	    ((w->traced & TRACED_HIST) && --w->hist.sched_countdown == 0)) {
 		schedule_stamped(w, t, yield);
 		return;
 	}
@@ -322,11 +323,21 @@ static inline __attribute__((always_inline)) void schedule(struct blitz_task *t,
 
 	/* A worker's latch (worker_trace_latch), else the semaphores. */
 	if (w ? w->traced != 0 : BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled()) {
-		if (w)
-			schedule_latched(w, t, yield);
-		else
+		if (!w) {
 			schedule_traced(t, yield);
-		return;
+			return;
+		}
+		/*
+		 * The histograms alone, not this schedule's turn: the plain
+		 * path.  The latch read again (relaxed: owner-only, it only
+		 * keeps the compiler from holding the first load in a register,
+		 * which cost the untraced path an instruction).
+		 */
+		if (__atomic_load_n(&w->traced, __ATOMIC_RELAXED) != TRACED_HIST ||
+		    --w->hist.sched_countdown == 0) {
+			schedule_latched(w, t, yield);
+			return;
+		}
 	}
 	schedule_on(w, t, yield, false);
 }

@@ -514,11 +514,18 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 {
 	if (__builtin_expect(w ? w->traced != 0 :
 			     BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED(), 0)) {
-		if (!w || (w->traced & TRACED_POLL)) {
+		/*
+		 * The latch read again (relaxed: owner-only; it only keeps the
+		 * compiler from holding the first load in a register, which
+		 * cost the untraced path an instruction).
+		 */
+		uint8_t traced = w ? __atomic_load_n(&w->traced, __ATOMIC_RELAXED) : 0;
+
+		if (!w || (traced & TRACED_POLL)) {
 			run_task_traced(w, t, source);
 			return;
 		}
-		if ((w->traced & TRACED_HIST) && hist_poll_due(&w->hist, t->queued_at)) {
+		if ((traced & TRACED_HIST) && hist_poll_due(&w->hist, t->queued_at)) {
 			run_task_sampled(w, t, source);
 			return;
 		}
