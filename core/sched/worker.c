@@ -489,9 +489,10 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
 }
 
 /*
- * run_task_sampled - the summary histograms' sampled poll (one in
- * BLITZ_HIST_SAMPLE, or a task with a schedule stamp): timed, and its
- * pushes counted.  Out of line like run_task_traced.
+ * run_task_sampled - the summary histograms' timed poll (one in
+ * BLITZ_HIST_SAMPLE; the countdown already ran): timed, its task's stamp
+ * read if it has one, and its pushes counted.  Out of line like
+ * run_task_traced.
  */
 static __attribute__((noinline, cold)) void
 run_task_sampled(struct blitz_worker *w, struct blitz_task *t, int source)
@@ -507,8 +508,10 @@ run_task_sampled(struct blitz_worker *w, struct blitz_task *t, int source)
  * probe costs").  A worker reads its tick's latch (TRACED_POLL: either
  * probe's semaphore); a helping thread the semaphores themselves.  With
  * the summary histograms alone (TRACED_HIST) the plain copy runs, after
- * the countdown here, except for the sampled poll: so a poll that is not
- * sampled costs a decrement and two tests more than an untraced one.
+ * the countdown here, except for the timed poll (one in BLITZ_HIST_SAMPLE);
+ * a stamped task's wait is recorded here, out of line, before its plain
+ * poll.  So a poll that is neither costs a decrement and three tests more
+ * than an untraced one.
  */
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 {
@@ -525,9 +528,14 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 			run_task_traced(w, t, source);
 			return;
 		}
-		if ((traced & TRACED_HIST) && hist_poll_due(&w->hist, t->queued_at)) {
-			run_task_sampled(w, t, source);
-			return;
+		if (traced & TRACED_HIST) {
+			if (__builtin_expect(--w->hist.poll_countdown == 0, 0)) {
+				run_task_sampled(w, t, source);
+				return;
+			}
+			/* A stamped task: its wait is timed here, its poll is not. */
+			if (__builtin_expect(t->queued_at != 0, 0))
+				hist_poll_sample(&w->hist, t, false);
 		}
 	}
 	run_task(w, t, source, false, false, false);
