@@ -143,6 +143,13 @@ void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t
 
 /* A worker statistic (relaxed: one writer, see stat_inc). */
 #define STAT(w, f) atomic_load_explicit(&(w)->stats.f, memory_order_relaxed)
+/*
+ * The statistic's value when the window began: written by the owner at a
+ * switch (SET_BASE), read by worker_read_hists() from another thread;
+ * relaxed, like the counters (hist_add).
+ */
+#define BASE(h, f) __atomic_load_n(&(h)->base_##f, __ATOMIC_RELAXED)
+#define SET_BASE(h, f, v) __atomic_store_n(&(h)->base_##f, (v), __ATOMIC_RELAXED)
 
 /*
  * fill_events - the exact counts that the statistics keep, since the
@@ -151,16 +158,16 @@ void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t
 static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot *out)
 {
 	const struct worker_hist *h = &w->hist;
-	uint64_t polls = STAT(w, polls) - h->base_polls;
+	uint64_t polls = STAT(w, polls) - BASE(h, polls);
 	unsigned long long *e = out->events;
 
 	/* Relaxed stores: see hist_add(). */
 	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - e[BLITZ_HIST_POLL_READY], __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_SCHED], polls, __ATOMIC_RELAXED);
-	__atomic_store_n(&e[BLITZ_HIST_STEAL], STAT(w, steals) - h->base_steals, __ATOMIC_RELAXED);
-	__atomic_store_n(&e[BLITZ_HIST_GLOBAL_BATCH], STAT(w, global_batches) - h->base_batches,
+	__atomic_store_n(&e[BLITZ_HIST_STEAL], STAT(w, steals) - BASE(h, steals), __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_GLOBAL_BATCH], STAT(w, global_batches) - BASE(h, batches),
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&e[BLITZ_HIST_PARK], STAT(w, parks) - h->base_parks, __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_PARK], STAT(w, parks) - BASE(h, parks), __ATOMIC_RELAXED);
 }
 
 /*
@@ -190,10 +197,10 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	memset(h->snap.events, 0, sizeof(h->snap.events));
 	memset(h->snap.hist, 0, sizeof(h->snap.hist));
 	memset(h->snap.polls_by_source, 0, sizeof(h->snap.polls_by_source));
-	h->base_polls = STAT(w, polls);
-	h->base_steals = STAT(w, steals);
-	h->base_batches = STAT(w, global_batches);
-	h->base_parks = STAT(w, parks);
+	SET_BASE(h, polls, STAT(w, polls));
+	SET_BASE(h, steals, STAT(w, steals));
+	SET_BASE(h, batches, STAT(w, global_batches));
+	SET_BASE(h, parks, STAT(w, parks));
 	h->poll_countdown = h->sched_countdown = 1;
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
 }

@@ -6,9 +6,10 @@
  * include/blitz/histograms.h).
  *
  * Cost while collecting: a traced run should describe the untraced one,
- * so the per-event work is a countdown per poll and per schedule, and a
- * clock read only for one event in BLITZ_HIST_SAMPLE (hist_poll_sample,
- * out of line).  The exact event counts are the worker's statistics
+ * so the per-event work is a countdown per poll and per schedule, inline in
+ * the plain (untraced) paths behind the tick's latch byte, and a clock read
+ * only for one event in BLITZ_HIST_SAMPLE (hist_poll_sample and
+ * hist_stamp_sample, out of line; the timed poll runs in the traced copy).  The exact event counts are the worker's statistics
  * (stats.polls, steals, global_batches, parks), read at each snapshot
  * against their value when the window began; only what the statistics do
  * not split (ready polls, sleeps by reason) is counted here.
@@ -124,26 +125,39 @@ static inline void hist_stamp(struct worker_hist *h, struct blitz_task *t)
 }
 
 /*
- * hist_poll_begin - @t (stamped at @queued, 0: not) is about to be polled
- * on @h's worker: count down to the next timed poll; the queued-to-polled
- * time of a stamped task.  Returns the poll's start (ticks) if it is
- * timed, else 0.
+ * hist_poll_due - count down to the next timed poll (on @h's worker, while
+ * collecting); true if this poll is the timed one or its task carries a
+ * schedule stamp (@queued, its queued_at): only then does the poll need the sampled copy
+ * (hist_poll_begin around it).  Inline in the plain poll path: a decrement
+ * and a test of the stamp, no clock.
  */
-static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task *t,
-				       uint64_t queued)
+static inline bool hist_poll_due(struct worker_hist *h, uint64_t queued)
 {
-	bool timed = --h->poll_countdown == 0;
-
-	if (__builtin_expect(timed | (queued != 0), 0))
-		return hist_poll_sample(h, t, timed);
-	return 0;
+	return (--h->poll_countdown == 0) | (queued != 0);
 }
 
-/* hist_poll_end - the poll begun at @start (0: not timed) returned @ready. */
+/*
+ * hist_poll_begin - the poll that hist_poll_due() picked (@t: the task;
+ * the countdown already ran): the queued-to-polled time of a stamped task.
+ * Returns the poll's start (ticks) if it is the timed one, else 0.
+ */
+static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task *t)
+{
+	return hist_poll_sample(h, t, h->poll_countdown == 0);
+}
+
+/* hist_poll_ready - a poll returned READY (task_finish, while collecting). */
+static inline void hist_poll_ready(struct worker_hist *h)
+{
+	hist_add(&h->snap.events[BLITZ_HIST_POLL_READY], 1);
+}
+
+/*
+ * hist_poll_end - the poll begun at @start (0: not timed) returned @ready
+ * (counted by task_finish, not here: hist_poll_ready).
+ */
 static inline void hist_poll_end(struct worker_hist *h, uint64_t start, bool ready)
 {
-	if (ready)
-		hist_add(&h->snap.events[BLITZ_HIST_POLL_READY], 1);
 	if (__builtin_expect(start != 0, 0))
 		hist_poll_timed(h, start, ready);
 }

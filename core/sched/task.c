@@ -149,7 +149,20 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED | TASK_CANCELLED)) |
 			 TASK_COMPLETE | (cancelled ? TASK_CANCELLED : 0)))
 		;
-	TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);
+	/*
+	 * One test for task_complete's and hist_snapshot's semaphores; under
+	 * it no call (a call would cost the untraced path a stack frame).  A
+	 * poll that returned READY (cancelled 0: run_task is the only such
+	 * caller) is counted in the summary histograms of the worker whose
+	 * tick latched them, whichever copy of run_task polled.
+	 */
+	if (__builtin_expect(BLITZ_TASK_COMPLETE_ENABLED() | BLITZ_HIST_SNAPSHOT_ENABLED(), 0)) {
+		struct blitz_worker *w = current_worker;
+
+		TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);
+		if (!cancelled && w && (w->traced & TRACED_HIST))
+			hist_poll_ready(&w->hist);
+	}
 	/* JOIN_WAKER was set before COMPLETE: the joiner no longer touches it. */
 	if (s & TASK_JOIN_WAKER)
 		blitz_waker_wake(&t->join_waker);
@@ -235,8 +248,9 @@ void blitz_shield_exit(struct blitz_cx *cx)
 /* Scheduling (the vtable's schedule and reschedule)                      */
 
 /*
- * schedule - queue @t: on the calling worker if it belongs to @t's runtime,
- * else on the global queue.  The probe fires before the task is visible to
+ * schedule_on - queue @t from @w (current_worker, NULL outside a worker):
+ * on that worker if it belongs to @t's runtime, else on the global
+ * queue.  The probe fires before the task is visible to
  * other workers, so that task_schedule always precedes task_poll_start.
  *
  * Two copies: schedule_traced() fires the probe, and is taken only while a
@@ -246,10 +260,8 @@ void blitz_shield_exit(struct blitz_cx *cx)
  * docs/probes.md "What an unattached probe costs").
  */
 static inline __attribute__((always_inline)) void
-schedule_on(struct blitz_task *t, bool yield, bool traced)
+schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool traced)
 {
-	struct blitz_worker *w = current_worker;
-
 	if (traced && (w ? w->traced & TRACED_HIST : hist_enabled()))
 		hist_stamp(w ? &w->hist : NULL, t);
 	if (w && w->rt == t->rt) {
@@ -266,19 +278,43 @@ schedule_on(struct blitz_task *t, bool yield, bool traced)
 
 /*
  * schedule_traced - the copy with the probe (TRACED_SCHEDULE, or a thread
- * that is not a worker: it reads the semaphores), or the schedule stamp of
- * the histograms alone (TRACED_HIST).
+ * that is not a worker: it reads the semaphores).
  */
 static __attribute__((noinline, cold)) void schedule_traced(struct blitz_task *t, bool yield)
 {
-	struct blitz_worker *w = current_worker;
+	schedule_on(current_worker, t, yield, true);
+}
 
-	if (!w || (w->traced & TRACED_SCHEDULE)) {
-		schedule_on(t, yield, true);
+/* schedule_stamped - the schedule the histograms' countdown picked (TRACED_HIST). */
+static __attribute__((noinline, cold)) void
+schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
+{
+	hist_stamp_sample(&w->hist, t);
+	schedule_on(w, t, yield, false);
+}
+
+/*
+ * schedule_latched - a worker whose tick latched a tracer: the probe's
+ * copy (TRACED_SCHEDULE), or, for the histograms alone (TRACED_HIST), a
+ * countdown and the plain schedule; only the stamped schedule (one in
+ * BLITZ_HIST_SAMPLE) goes further out of line.  Every way out is a tail
+ * call, so that no path keeps a frame; out of line (not cold: the
+ * histograms' every schedule comes here) so that schedule() stays as it
+ * was untraced.
+ */
+static __attribute__((noinline)) void
+schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
+{
+	if (w->traced & TRACED_SCHEDULE) {
+		schedule_traced(t, yield);
 		return;
 	}
-	hist_stamp(&w->hist, t);
-	schedule_on(t, yield, false);
+	if (w->traced == TRACED_HIST ||
+	    ((w->traced & TRACED_HIST) && --w->hist.sched_countdown == 0)) {
+		schedule_stamped(w, t, yield);
+		return;
+	}
+	schedule_on(w, t, yield, false);
 }
 
 static inline __attribute__((always_inline)) void schedule(struct blitz_task *t, bool yield)
@@ -286,10 +322,24 @@ static inline __attribute__((always_inline)) void schedule(struct blitz_task *t,
 	struct blitz_worker *w = current_worker;
 
 	/* A worker's latch (worker_trace_latch), else the semaphores. */
-	if (w ? w->traced != 0 : BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled())
-		schedule_traced(t, yield);
-	else
-		schedule_on(t, yield, false);
+	if (w ? w->traced != 0 : BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled()) {
+		if (!w) {
+			schedule_traced(t, yield);
+			return;
+		}
+		/*
+		 * The histograms alone, not this schedule's turn: the plain
+		 * path.  The latch read again (relaxed: owner-only, it only
+		 * keeps the compiler from holding the first load in a register,
+		 * which cost the untraced path an instruction).
+		 */
+		if (__atomic_load_n(&w->traced, __ATOMIC_RELAXED) != TRACED_HIST ||
+		    --w->hist.sched_countdown == 0) {
+			schedule_latched(w, t, yield);
+			return;
+		}
+	}
+	schedule_on(w, t, yield, false);
 }
 
 void blitz_task_schedule(struct blitz_task *t)

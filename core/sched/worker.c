@@ -418,9 +418,18 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_
 /* ---------------------------------------------------------------------- */
 /* Running tasks                                                           */
 
-/* run_task - poll @t once on @w (NULL: a helping non-worker thread). */
+/*
+ * run_task - poll @t once on @w (NULL: a helping non-worker thread).
+ * @traced: the per-event probes' copy.  @hist: the copy that runs the
+ * summary histograms' sampled poll (the countdown, hist_poll_due, already
+ * ran when @due; the probes' copy runs it itself).  A ready poll is
+ * counted by task_finish, behind the semaphore test its
+ * probe already makes, so that no copy keeps a register live across the
+ * poll for it.
+ */
 static inline __attribute__((always_inline)) void
-run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, bool hist)
+run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, bool hist,
+	 bool due)
 {
 	int widx = w ? (int)w->index : -1;
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
@@ -451,11 +460,11 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 			      clock_now_ns() : 0;
 	/* The summary histograms (histogram.h): only on a worker, while collected. */
 	bool counted = hist && w && (w->traced & TRACED_HIST);
-	uint64_t hist_start = counted ? hist_poll_begin(&w->hist, t, t->queued_at) : 0;
+	uint64_t hist_start = counted && (due || hist_poll_due(&w->hist, t->queued_at)) ?
+			      hist_poll_begin(&w->hist, t) : 0;
 
-	if (counted)
+	if (counted && traced)		/* else worker_run_task counted it */
 		hist_source(&w->hist, source);
-
 	if (hist_start)
 		w->traced |= TRACED_SAMPLING;	/* its pushes are counted too */
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
@@ -480,17 +489,25 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 
 /*
  * run_task_traced - the copy with the probes (TRACED_POLL, or a helping
- * thread while they are enabled), or the one with only the histograms'
- * hooks (TRACED_HIST).  Out of line, so that the plain copy keeps no frame
- * for them.
+ * thread while they are enabled).  Out of line, so that the plain copy
+ * keeps no frame for them.
  */
 static __attribute__((noinline, cold)) void
 run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	if (!w || (w->traced & TRACED_POLL))
-		run_task(w, t, source, true, true);
-	else
-		run_task(w, t, source, false, true);
+	run_task(w, t, source, true, true, false);
+}
+
+/*
+ * run_task_sampled - the summary histograms' timed poll (one in
+ * BLITZ_HIST_SAMPLE; the countdown already ran): timed, its task's stamp
+ * read if it has one, and its pushes counted.  Out of line like
+ * run_task_traced.
+ */
+static __attribute__((noinline, cold)) void
+run_task_sampled(struct blitz_worker *w, struct blitz_task *t, int source)
+{
+	run_task(w, t, source, false, true, true);
 }
 
 /*
@@ -499,15 +516,40 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
  * without them, so that the probes' arguments (source, the worker index)
  * are not kept live across the poll (docs/probes.md, "What an unattached
  * probe costs").  A worker reads its tick's latch (TRACED_POLL: either
- * probe's semaphore or the summary histograms'); a helping thread the
- * semaphores themselves.
+ * probe's semaphore); a helping thread the semaphores themselves.  With
+ * the summary histograms alone (TRACED_HIST) the plain copy runs, after
+ * the countdown here, except for the timed poll (one in BLITZ_HIST_SAMPLE);
+ * a stamped task's wait is recorded here, out of line, before its plain
+ * poll.  So a poll that is neither costs a decrement and three tests more
+ * than an untraced one.
  */
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 {
-	if (w ? w->traced != 0 : BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED())
-		run_task_traced(w, t, source);
-	else
-		run_task(w, t, source, false, false);
+	if (__builtin_expect(w ? w->traced != 0 :
+			     BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED(), 0)) {
+		/*
+		 * The latch read again (relaxed: owner-only; it only keeps the
+		 * compiler from holding the first load in a register, which
+		 * cost the untraced path an instruction).
+		 */
+		uint8_t traced = w ? __atomic_load_n(&w->traced, __ATOMIC_RELAXED) : 0;
+
+		if (!w || (traced & TRACED_POLL)) {
+			run_task_traced(w, t, source);
+			return;
+		}
+		if (traced & TRACED_HIST) {
+			hist_source(&w->hist, source);
+			if (__builtin_expect(--w->hist.poll_countdown == 0, 0)) {
+				run_task_sampled(w, t, source);
+				return;
+			}
+			/* A stamped task: its wait is timed here, its poll is not. */
+			if (__builtin_expect(t->queued_at != 0, 0))
+				hist_poll_sample(&w->hist, t, false);
+		}
+	}
+	run_task(w, t, source, false, false, false);
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */

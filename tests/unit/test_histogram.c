@@ -17,8 +17,20 @@
 
 #ifdef BLITZ_HIST_SNAPSHOT_UNGUARDED	/* CONFIG_PROBES=y: the semaphore exists */
 #define HAVE_SEMAPHORE 1
-static void tracer_attach(void) { blitz_hist_snapshot_semaphore++; }
-static void tracer_detach(void) { blitz_hist_snapshot_semaphore--; }
+/*
+ * Not instrumented under TSan: the kernel's write of a semaphore is
+ * invisible to it, and the runtime reads the semaphore with plain loads
+ * (a tick latches it; a stale value delays the switch by a tick).
+ */
+__attribute__((no_sanitize("thread"))) static void tracer_attach(void)
+{
+	blitz_hist_snapshot_semaphore++;
+}
+
+__attribute__((no_sanitize("thread"))) static void tracer_detach(void)
+{
+	blitz_hist_snapshot_semaphore--;
+}
 #else
 #define HAVE_SEMAPHORE 0
 static void tracer_attach(void) { }
