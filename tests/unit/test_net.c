@@ -490,6 +490,22 @@ START_TEST(peer_reset_mid_stream)
 }
 END_TEST
 
+/*
+ * leave_room_for - lower this process's descriptor limit to about @room
+ * more than it uses now (@rl: the limit set, whose rlim_max a child may
+ * restore).
+ */
+static void leave_room_for(int room, struct rlimit *rl)
+{
+	int probe = dup(0);
+
+	ck_assert_int_ge(probe, 0);
+	getrlimit(RLIMIT_NOFILE, rl);
+	rl->rlim_cur = (rlim_t)probe + (rlim_t)room;
+	close(probe);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, rl), 0);
+}
+
 START_TEST(accept_survives_descriptor_exhaustion)
 {
 	enum { CONNS = 60 };
@@ -499,19 +515,14 @@ START_TEST(accept_survives_descriptor_exhaustion)
 	struct rlimit rl;
 	struct blitz_net_stats before, after;
 	pid_t child;
-	int status, probe, go[2];
+	int status, go[2];
 	struct blitz_task *acceptor;
 
 	NEED_BACKEND(rt, _i);
 	acceptor = start_server(rt, &srv, &to);
 	ck_assert_int_eq(pipe(go), 0);
 	blitz_net_stats(&before);
-	/* Leave this process room for about 20 more descriptors. */
-	probe = dup(0);
-	getrlimit(RLIMIT_NOFILE, &rl);
-	rl.rlim_cur = (rlim_t)probe + 20;
-	close(probe);
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	leave_room_for(20, &rl);
 	/*
 	 * A child (its own descriptor table) opens 60 connections at once,
 	 * sends a byte on each, and closes them one by one once told that
@@ -578,19 +589,14 @@ START_TEST(accept_sheds_what_it_cannot_take)
 	struct blitz_addr to;
 	struct rlimit rl;
 	pid_t child;
-	int status, probe, res[2], got[2];	/* got: served, reset */
+	int status, res[2], got[2];	/* got: served, reset */
 	struct blitz_task *acceptor;
 
 	NEED_BACKEND(rt, _i);
 	acceptor = start_server(rt, &srv, &to);
 	ck_assert_int_eq(pipe(res), 0);
 	blitz_net_stats(&before);
-	/* Leave this process room for about 20 more descriptors. */
-	probe = dup(0);
-	getrlimit(RLIMIT_NOFILE, &rl);
-	rl.rlim_cur = (rlim_t)probe + 20;
-	close(probe);
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	leave_room_for(20, &rl);
 	child = fork();
 	if (child == 0) {
 		int fds[CONNS], n[2] = { 0, 0 };
