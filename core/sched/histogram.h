@@ -42,6 +42,7 @@ struct worker_hist {
 	uint32_t sample;		/* BLITZ_HIST_SAMPLE */
 	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
 	uint32_t sched_countdown;	/* schedules until the next stamped one */
+	int last_source;		/* the source hist_source() counted last */
 	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
 	/* The statistics when the window began (events = now - base). */
@@ -97,11 +98,28 @@ static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint
 		hist_fire(w, now_ns);
 }
 
-/* hist_source - a poll of a task found at @source (SRC_*), while collecting. */
+/*
+ * hist_source - a task found at @source (SRC_*) is about to run on this
+ * worker, while collecting: counted before the copy of run_task is chosen
+ * (the plain copy has no histogram hooks).
+ */
 static inline void hist_source(struct worker_hist *h, int source)
 {
+	h->last_source = source;
 	if ((unsigned int)source < BLITZ_HIST_SOURCES)
 		hist_add(&h->snap.polls_by_source[source], 1);
+}
+
+/*
+ * hist_source_dropped - the task hist_source() just counted was cancelled
+ * and is dropped, not polled: take it back, so that the counts stay the
+ * polls (the statistic, and what task_poll_start sees).  The source is read
+ * back from memory, so that no copy of run_task keeps it live for this.
+ */
+static inline void hist_source_dropped(struct worker_hist *h)
+{
+	if ((unsigned int)h->last_source < BLITZ_HIST_SOURCES)
+		hist_add(&h->snap.polls_by_source[h->last_source], (uint64_t)-1);
 }
 
 /* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */

@@ -436,6 +436,8 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 	uint64_t prev = task_transition_to_running(t);
 
 	if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
+		if (w && (w->traced & TRACED_HIST))	/* counted by worker_run_task */
+			hist_source_dropped(&w->hist);
 		task_finish(t, widx, 1);	/* dropped, not polled */
 		return;
 	}
@@ -463,8 +465,6 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 	uint64_t hist_start = counted && (due || hist_poll_due(&w->hist, t->queued_at)) ?
 			      hist_poll_begin(&w->hist, t) : 0;
 
-	if (counted && traced)		/* else worker_run_task counted it */
-		hist_source(&w->hist, source);
 	if (hist_start)
 		w->traced |= TRACED_SAMPLING;	/* its pushes are counted too */
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
@@ -534,12 +534,13 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 		 */
 		uint8_t traced = w ? __atomic_load_n(&w->traced, __ATOMIC_RELAXED) : 0;
 
+		if (traced & TRACED_HIST)
+			hist_source(&w->hist, source);
 		if (!w || (traced & TRACED_POLL)) {
 			run_task_traced(w, t, source);
 			return;
 		}
 		if (traced & TRACED_HIST) {
-			hist_source(&w->hist, source);
 			if (__builtin_expect(--w->hist.poll_countdown == 0, 0)) {
 				run_task_sampled(w, t, source);
 				return;

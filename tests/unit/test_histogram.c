@@ -7,6 +7,7 @@
  * the timed sample is one poll in BLITZ_HIST_SAMPLE, a new window starts at
  * zero, and the clock's ns are CLOCK_MONOTONIC's.
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,30 @@ static uint64_t slot_total(const struct blitz_hist_log2 *l)
 	return n;
 }
 
+static uint64_t source_total(const struct blitz_hist_snapshot *h)
+{
+	uint64_t n = 0;
+
+	for (int s = 0; s < BLITZ_HIST_SOURCES; s++)
+		n += h->polls_by_source[s];
+	return n;
+}
+
+/* A task that waits for ever after its first poll (no waker is kept). */
+static _Atomic long waiting;
+
+static enum blitz_poll wait_forever_poll(void *arg, struct blitz_cx *cx)
+{
+	bool *polled = arg;
+
+	if (!*polled) {
+		*polled = true;
+		atomic_fetch_add(&waiting, 1);
+	}
+	return BLITZ_PENDING;
+}
+static const struct blitz_task_vtable wait_forever_vt = BLITZ_TASK_VTABLE(wait_forever_poll, NULL);
+
 START_TEST(counts_equal_the_counters)
 {
 	struct blitz_runtime *rt;
@@ -150,9 +175,54 @@ START_TEST(counts_equal_the_counters)
 		ck_assert_uint_eq(h.hist[BLITZ_HIST_POLL_READY].count +
 				  h.hist[BLITZ_HIST_POLL_PENDING].count, (polls + 7) / 8);
 		ck_assert_uint_le(h.hist[BLITZ_HIST_SCHED].count, e[BLITZ_HIST_SCHED]);
+		ck_assert_uint_eq(source_total(&h), st.polls);
 		for (int k = 0; k < BLITZ_HIST_KINDS; k++)
 			ck_assert_uint_eq(slot_total(&h.hist[k]), h.hist[k].count);
 	}
+	blitz_runtime_free(rt);
+	tracer_detach();
+}
+END_TEST
+
+/*
+ * Cancelled tasks are dropped by a worker without a poll: the polls by
+ * source stay the polls (the statistic, and what task_poll_start sees).
+ */
+START_TEST(polls_by_source_leave_out_dropped_tasks)
+{
+	enum { N = 200 };
+	struct blitz_task *t[N];
+	struct blitz_runtime *rt;
+	uint64_t polls = 0, counted = 0;
+
+	if (!HAVE_SEMAPHORE)
+		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
+	tracer_attach();
+	rt = new_rt(2, 8);
+	atomic_store(&waiting, 0);
+	for (int i = 0; i < N; i++) {
+		bool polled = false;
+
+		t[i] = blitz_spawn(rt, &wait_forever_vt, &polled, sizeof(polled));
+		ck_assert_ptr_nonnull(t[i]);
+	}
+	while (atomic_load(&waiting) < N)
+		usleep(1000);
+	for (int i = 0; i < N; i++) {
+		blitz_task_cancel(t[i]);
+		ck_assert_int_eq(blitz_join(t[i]), -ECANCELED);
+		blitz_task_release(t[i]);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		struct blitz_worker_stats st;
+		struct blitz_hist_snapshot h;
+
+		read_quiet(rt, i, &st, &h);
+		polls += st.polls;
+		counted += source_total(&h);
+	}
+	ck_assert_uint_eq(polls, N);	/* one poll each; the drops are not polls */
+	ck_assert_uint_eq(counted, polls);
 	blitz_runtime_free(rt);
 	tracer_detach();
 }
@@ -252,6 +322,7 @@ static Suite *histogram_suite(void)
 	TCase *tc = TCASE("summary", 30);
 
 	tcase_add_test(tc, counts_equal_the_counters);
+	tcase_add_test(tc, polls_by_source_leave_out_dropped_tasks);
 	tcase_add_test(tc, a_window_starts_at_zero_and_ends_at_detach);
 	tcase_add_test(tc, poll_time_is_in_monotonic_ns);
 	suite_add_tcase(s, tc);
