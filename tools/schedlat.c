@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		.env = &env, .map_fd = bpf_map__fd(skel->maps.hists),
 		.unpaired = &skel->bss->unpaired, .dropped = &skel->bss->dropped,
 		.unpaired_what = summary ? "polls whose queueing was not timed (the runtime stamps "
-					   "one in BLITZ_HIST_SAMPLE)"
+					   "one in N: BLITZ_HIST_SAMPLE, auto by default)"
 					 : "polls without a queueing seen (queued before attach)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "schedule latency");

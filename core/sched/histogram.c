@@ -132,7 +132,8 @@ void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime)
 {
 	memset(h, 0, sizeof(*h));
-	h->sample = sample ? sample : 1;
+	h->automatic = sample == BLITZ_HIST_SAMPLE_AUTO;
+	h->sample = h->automatic ? BLITZ_HIST_SAMPLE_AUTO_MAX : sample;
 	h->poll_countdown = h->sched_countdown = 1;
 	h->snap.size = sizeof(h->snap);
 	h->snap.kinds = BLITZ_HIST_KINDS;
@@ -158,9 +159,15 @@ void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t
 static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot *out)
 {
 	const struct worker_hist *h = &w->hist;
-	uint64_t polls = STAT(w, polls) - BASE(h, polls);
 	unsigned long long *e = out->events;
+	uint64_t polls = 0;
 
+	for (int s = 0; s < PROBE_NR_SOURCES; s++) {
+		uint64_t n = STAT(w, polls_by_source[s]) - BASE(h, polls[s]);
+
+		__atomic_store_n(&out->polls_by_source[s], n, __ATOMIC_RELAXED);
+		polls += n;
+	}
 	/* Relaxed stores: see hist_add(). */
 	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - e[BLITZ_HIST_POLL_READY], __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_SCHED], polls, __ATOMIC_RELAXED);
@@ -196,12 +203,16 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	/* Not atomic: a worker_read_hists() racing a re-attach may see a mix. */
 	memset(h->snap.events, 0, sizeof(h->snap.events));
 	memset(h->snap.hist, 0, sizeof(h->snap.hist));
-	memset(h->snap.polls_by_source, 0, sizeof(h->snap.polls_by_source));
-	SET_BASE(h, polls, STAT(w, polls));
+	for (int s = 0; s < PROBE_NR_SOURCES; s++)
+		SET_BASE(h, polls[s], STAT(w, polls_by_source[s]));
 	SET_BASE(h, steals, STAT(w, steals));
 	SET_BASE(h, batches, STAT(w, global_batches));
 	SET_BASE(h, parks, STAT(w, parks));
 	h->poll_countdown = h->sched_countdown = 1;
+	if (h->automatic) {
+		h->sample = hist_period_for(w->ewma_poll_ns);
+		__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
+	}
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
 }
 
@@ -244,6 +255,17 @@ void hist_exit(struct blitz_worker *w)
 		hist_fire(w, 0);
 }
 
+/* hist_adapt - hist_ewma's slow path: the value, and the period if automatic. */
+void hist_adapt(struct worker_hist *h, uint64_t ewma_ns)
+{
+	hist_record_value(h, BLITZ_HIST_EWMA, ewma_ns);
+	if (!h->automatic)
+		return;
+	h->sample = hist_period_for(ewma_ns);
+	/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+	__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
+}
+
 /* hist_stamp_sample - the schedule that hist_stamp's countdown picked. */
 void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t)
 {
@@ -260,7 +282,7 @@ void hist_stamp_outside(struct blitz_task *t)
 		outside_countdown--;
 		return;
 	}
-	outside_countdown = t->rt->cfg.hist_sample;
+	outside_countdown = t->rt->cfg.hist_sample ? t->rt->cfg.hist_sample : HIST_SAMPLE_OUTSIDE;
 	t->queued_at = hist_ticks() | 1;
 }
 

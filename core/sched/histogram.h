@@ -10,7 +10,7 @@
  * the plain (untraced) paths behind the tick's latch byte, and a clock read
  * only for one event in BLITZ_HIST_SAMPLE (hist_poll_sample and
  * hist_stamp_sample, out of line; the timed poll runs in the traced copy).  The exact event counts are the worker's statistics
- * (stats.polls, steals, global_batches, parks), read at each snapshot
+ * (stats.polls_by_source, steals, global_batches, parks), read at each snapshot
  * against their value when the window began; only what the statistics do
  * not split (ready polls, sleeps by reason) is counted here.
  *
@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <blitz/config.h>
 #include <blitz/histograms.h>
 #include "../probes.h"
 
@@ -36,17 +37,28 @@ struct blitz_task;
 /* Snapshots while running: at most one per this many ns of ticks. */
 #define HIST_SNAPSHOT_NS	5000000ull
 
+/*
+ * What a sampled event costs beyond a plain one, in ns: the out-of-line
+ * timed poll and the stamped schedule with their three clock reads
+ * (callgrind: 225-295 instructions more per event at BLITZ_HIST_SAMPLE=1
+ * than at 1024 on sched-bench, plus 3 rdtsc of ~10 ns; docs/tools.md).
+ * The automatic period keeps it near 1% of the time between samples.
+ */
+#define HIST_SAMPLE_COST_NS	100u
+/* Schedules from threads that are not workers, automatic period: a wake across threads costs microseconds. */
+#define HIST_SAMPLE_OUTSIDE	8u
+
 /* struct worker_hist - a worker's histograms and its collection state. */
 struct worker_hist {
 	bool on;			/* collecting (the semaphore seen at a tick) */
-	uint32_t sample;		/* BLITZ_HIST_SAMPLE */
+	bool automatic;			/* BLITZ_HIST_SAMPLE=auto: sample follows the EWMA */
+	uint32_t sample;		/* one poll (schedule) in this many timed (stamped) */
 	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
 	uint32_t sched_countdown;	/* schedules until the next stamped one */
-	int last_source;		/* the source hist_source() counted last */
 	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
 	/* The statistics when the window began (events = now - base). */
-	uint64_t base_polls, base_steals, base_batches, base_parks;
+	uint64_t base_polls[PROBE_NR_SOURCES], base_steals, base_batches, base_parks;
 	struct blitz_hist_snapshot snap;
 };
 
@@ -99,27 +111,30 @@ static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint
 }
 
 /*
- * hist_source - a task found at @source (SRC_*) is about to run on this
- * worker, while collecting: counted before the copy of run_task is chosen
- * (the plain copy has no histogram hooks).
+ * hist_period_for - the automatic period for an average poll of @ewma_ns:
+ * the smallest power of two N with HIST_SAMPLE_COST_NS / (N * @ewma_ns) at
+ * most 1%, within [1, BLITZ_HIST_SAMPLE_AUTO_MAX].
  */
-static inline void hist_source(struct worker_hist *h, int source)
+static inline uint32_t hist_period_for(uint64_t ewma_ns)
 {
-	h->last_source = source;
-	if ((unsigned int)source < BLITZ_HIST_SOURCES)
-		hist_add(&h->snap.polls_by_source[source], 1);
+	uint64_t want = (100ull * HIST_SAMPLE_COST_NS + ewma_ns - 1) / (ewma_ns ? ewma_ns : 1);
+	uint32_t n = 1;
+
+	while (n < want && n < BLITZ_HIST_SAMPLE_AUTO_MAX)
+		n <<= 1;
+	return n;
 }
 
+void hist_adapt(struct worker_hist *h, uint64_t ewma_ns);
+
 /*
- * hist_source_dropped - the task hist_source() just counted was cancelled
- * and is dropped, not polled: take it back, so that the counts stay the
- * polls (the statistic, and what task_poll_start sees).  The source is read
- * back from memory, so that no copy of run_task keeps it live for this.
+ * hist_ewma - the worker's average poll time changed (each tick's
+ * update_interval): recorded, and the automatic period follows it.
  */
-static inline void hist_source_dropped(struct worker_hist *h)
+static inline void hist_ewma(struct worker_hist *h, uint64_t ewma_ns)
 {
-	if ((unsigned int)h->last_source < BLITZ_HIST_SOURCES)
-		hist_add(&h->snap.polls_by_source[h->last_source], (uint64_t)-1);
+	if (hist_enabled())
+		hist_adapt(h, ewma_ns);
 }
 
 /* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */

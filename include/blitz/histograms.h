@@ -53,7 +53,7 @@ struct blitz_hist_snapshot {
 	unsigned int size;		/* sizeof(struct blitz_hist_snapshot): the layout */
 	unsigned int kinds;		/* BLITZ_HIST_KINDS */
 	int worker;			/* the worker's index */
-	unsigned int sample;		/* one poll in sample is timed (BLITZ_HIST_SAMPLE) */
+	unsigned int sample;		/* one poll in sample is timed (BLITZ_HIST_SAMPLE; auto: the period now) */
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
 	unsigned long long seq;		/* this worker's snapshot number, from 1 */
 	/*

@@ -9,6 +9,10 @@
 set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
+# A fixed period for the known workload, so that the timed polls are an
+# exact count (the default, auto, follows each worker's EWMA); the run
+# attached mid-way below keeps the default.
+export BLITZ_HIST_SAMPLE=8
 
 # A second polltime, per event, on the same run (start_tool keeps one per name).
 "$obj/tools/bin/blitz-polltime" -b "$lib" --per-event -j > "$tmp/pe.out" 2> "$tmp/pe.err" &
@@ -73,6 +77,7 @@ check "park --summary: reasons are known, no wakers (per event only)" \
 	"(True, [])"
 
 # --- attached and detached mid-run -----------------------------------------
+unset BLITZ_HIST_SAMPLE
 long=(--bench yield_many --iters 500 --warmup 0)
 timeout 300 "$bench" "${long[@]}" --stats > /dev/null 2> "$tmp/untraced.stats"
 untraced=$(stat_total polled "$tmp/untraced.stats")

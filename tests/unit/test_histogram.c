@@ -316,6 +316,63 @@ START_TEST(poll_time_is_in_monotonic_ns)
 }
 END_TEST
 
+/*
+ * The automatic period (BLITZ_HIST_SAMPLE=auto): a power of two, the
+ * smallest that keeps a sampled event's cost (HIST_SAMPLE_COST_NS) within
+ * 1% of the polls between samples, capped at BLITZ_HIST_SAMPLE_AUTO_MAX;
+ * and a worker's period is the one its current EWMA gives.
+ */
+START_TEST(automatic_period_follows_the_poll_time)
+{
+	uint32_t prev = BLITZ_HIST_SAMPLE_AUTO_MAX;
+	struct blitz_runtime *rt;
+	struct blitz_worker_stats st;
+	struct blitz_hist_snapshot h;
+	int tries;
+
+	ck_assert_uint_eq(hist_period_for(0), BLITZ_HIST_SAMPLE_AUTO_MAX);
+	ck_assert_uint_eq(hist_period_for(1), BLITZ_HIST_SAMPLE_AUTO_MAX);
+	ck_assert_uint_eq(hist_period_for(100ull * HIST_SAMPLE_COST_NS), 1);
+	ck_assert_uint_eq(hist_period_for(1000000000ull), 1);
+	for (uint64_t ewma = 1; ewma <= 200ull * HIST_SAMPLE_COST_NS; ewma += 7) {
+		uint32_t n = hist_period_for(ewma);
+
+		ck_assert_uint_eq(n & (n - 1), 0);
+		ck_assert_uint_le(n, prev);	/* longer polls, denser samples */
+		prev = n;
+		/* Within budget, and the next smaller power of two would not be. */
+		if (n < BLITZ_HIST_SAMPLE_AUTO_MAX)
+			ck_assert_uint_ge(n * ewma, 100ull * HIST_SAMPLE_COST_NS);
+		if (n > 1)
+			ck_assert_uint_lt(n / 2 * ewma, 100ull * HIST_SAMPLE_COST_NS);
+	}
+	if (!HAVE_SEMAPHORE)
+		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
+	tracer_attach();
+	rt = new_rt(1, BLITZ_HIST_SAMPLE_AUTO);
+	run_yielders(rt, 2000);
+	/*
+	 * The worker sets its period at each EWMA update, just after the
+	 * statistic: read until the two are seen together (the worker parks
+	 * once the work is done, and its EWMA then stays).
+	 */
+	for (tries = 0; tries < 1000; tries++) {
+		read_quiet(rt, 0, &st, &h);
+		if (h.sample == hist_period_for(st.ewma_poll_ns))
+			break;
+		usleep(1000);
+	}
+	ck_assert_msg(tries < 1000, "period %u, EWMA %llu ns", h.sample,
+		      (unsigned long long)st.ewma_poll_ns);
+	/* Whatever the period was, every poll is timed or counted untimed. */
+	ck_assert_uint_le(h.hist[BLITZ_HIST_POLL_READY].count + h.hist[BLITZ_HIST_POLL_PENDING].count,
+			  h.events[BLITZ_HIST_POLL_READY] + h.events[BLITZ_HIST_POLL_PENDING]);
+	ck_assert_uint_gt(h.hist[BLITZ_HIST_POLL_READY].count + h.hist[BLITZ_HIST_POLL_PENDING].count, 0);
+	blitz_runtime_free(rt);
+	tracer_detach();
+}
+END_TEST
+
 static Suite *histogram_suite(void)
 {
 	Suite *s = suite_create("histogram");
@@ -325,6 +382,7 @@ static Suite *histogram_suite(void)
 	tcase_add_test(tc, polls_by_source_leave_out_dropped_tasks);
 	tcase_add_test(tc, a_window_starts_at_zero_and_ends_at_detach);
 	tcase_add_test(tc, poll_time_is_in_monotonic_ns);
+	tcase_add_test(tc, automatic_period_follows_the_poll_time);
 	suite_add_tcase(s, tc);
 	return s;
 }
