@@ -8,7 +8,7 @@
  * Cost while collecting: a traced run should describe the untraced one,
  * so the per-event work is a countdown per poll and per schedule, inline in
  * the plain (untraced) paths behind the tick's latch byte, and a clock read
- * only for one event in BLITZ_HIST_SAMPLE (hist_poll_sample and
+ * only for one event in the worker's period N (hist_poll_sample and
  * hist_stamp_sample, out of line; the timed poll runs in the traced copy).  The exact event counts are the worker's statistics
  * (stats.polls_by_source, steals, global_batches, parks), read at each snapshot
  * against their value when the window began; only what the statistics do
@@ -61,6 +61,12 @@ struct worker_hist {
 	uint32_t sample;		/* one poll (schedule) in this many timed (stamped) */
 	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
 	uint32_t sched_countdown;	/* schedules until the next stamped one */
+	/*
+	 * The weights (hist_record_weighted): how many polls (schedules) the
+	 * countdown in progress spans, so how many its timed one stands for;
+	 * timed_weight, the current timed poll's, for its pushes too.
+	 */
+	uint32_t poll_weight, sched_weight, timed_weight;
 	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
 	/* The statistics when the window began (events = now - base). */
@@ -83,6 +89,7 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns);
 void hist_fire(struct blitz_worker *w, uint64_t now_ns);
 void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
 void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
+void hist_record_weighted(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v, uint32_t w);
 void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t);
 void hist_stamp_outside(struct blitz_task *t);
 uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool timed);
@@ -152,7 +159,7 @@ static inline void hist_count(struct worker_hist *h, enum blitz_hist_kind k, uin
 
 /*
  * hist_stamp - @t is about to be queued from worker @h (NULL: another
- * thread): stamp one schedule in BLITZ_HIST_SAMPLE with the clock.
+ * thread): stamp one schedule in the period N with the clock.
  * Unstamped tasks keep queued_at 0: the poll that reads a stamp clears it.
  */
 static inline void hist_stamp(struct worker_hist *h, struct blitz_task *t)
@@ -183,6 +190,24 @@ static inline bool hist_poll_due(struct worker_hist *h, uint64_t queued)
 static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task *t)
 {
 	return hist_poll_sample(h, t, h->poll_countdown == 0);
+}
+
+/*
+ * hist_poll_dropped - worker_run_task counted down for a task that was
+ * cancelled and is dropped, not polled: the step given back, so that the
+ * countdown's weight stays a count of polls (and one that reached 0 does
+ * not wrap: the next poll is the timed one).
+ */
+static inline void hist_poll_dropped(struct worker_hist *h)
+{
+	h->poll_countdown++;
+}
+
+/* hist_record_pushed - the ring's length after a push made in a timed poll. */
+static inline void hist_record_pushed(struct worker_hist *h, uint64_t len)
+{
+	hist_add(&h->snap.events[BLITZ_HIST_PUSH_LEN], 1);
+	hist_record_weighted(h, BLITZ_HIST_PUSH_LEN, len, h->timed_weight);
 }
 
 /* hist_poll_ready - a poll returned READY (task_finish, while collecting). */

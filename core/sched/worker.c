@@ -123,8 +123,8 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced, bool his
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
-	if (hist && (w->traced & TRACED_SAMPLING))
-		hist_record(&w->hist, BLITZ_HIST_PUSH_LEN, queue_len(&w->queue));
+	if (hist && (w->traced & TRACED_SAMPLING))	/* a timed poll's push: its weight */
+		hist_record_pushed(&w->hist, queue_len(&w->queue));
 	if (r == QUEUE_PUSHED) {
 		if (traced)
 			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
@@ -374,12 +374,6 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 }
 
 /*
- * find_work - the next task for @w, in the order above; NULL if none.
- * *@search_ns grows by the time spent stealing (the other workers' rings
- * and the last global check): not poll time, so not part of the EWMA
- * sample (Tokio stops its poll-time clock around the steal phase too).
- */
-/*
  * found - @t comes from @src: *@source (the worker's run_source) says so
  * for run_task, and the poll is counted under it here, with a constant
  * index (run_task takes it back if the task turns out cancelled and is
@@ -394,6 +388,12 @@ static inline struct blitz_task *found(struct blitz_worker *w, struct blitz_task
 	return t;
 }
 
+/*
+ * find_work - the next task for @w, in the order above; NULL if none.
+ * *@search_ns grows by the time spent stealing (the other workers' rings
+ * and the last global check): not poll time, so not part of the EWMA
+ * sample (Tokio stops its poll-time clock around the steal phase too).
+ */
 static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_t *search_ns)
 {
 	uint64_t search_start;
@@ -446,8 +446,12 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist,
 	uint64_t prev = task_transition_to_running(t);
 
 	if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
-		if (w)	/* counted as a poll by find_work(): take it back */
+		if (w) {	/* counted as a poll by find_work(): take it back */
 			stat_add(w, polls_by_source[w->run_source], (uint64_t)-1);
+			/* and its step of the countdown, taken by worker_run_task */
+			if (!traced && (w->traced & TRACED_HIST))
+				hist_poll_dropped(&w->hist);
+		}
 		task_finish(t, widx, 1);	/* dropped, not polled */
 		return;
 	}

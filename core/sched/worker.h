@@ -107,7 +107,13 @@ static inline uint8_t worker_trace_latch(void)
 		memory_order_relaxed)
 #define stat_inc(w, field) stat_add(w, field, 1)
 
-/* worker_polls - the tasks @w polled (relaxed: a statistic, see stat_inc). */
+/*
+ * worker_polls - the tasks @w polled (relaxed: a statistic, see stat_inc).
+ * A poll is counted when its task is found and taken back if the task
+ * turns out cancelled and is dropped: a reader between the two sees one
+ * more, which then goes (the count is not monotonic to within the drops
+ * in flight, one per worker).
+ */
 static inline uint64_t worker_polls(const struct blitz_worker *w)
 {
 	uint64_t n = 0;

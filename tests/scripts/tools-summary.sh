@@ -32,9 +32,11 @@ check "polltime --summary: timed + not timed == polled" \
 	"$(jq_py "$out" 'sum(h["count"] for h in r[0]["histograms"]) + r[0]["unpaired"]')" "$polled"
 for w in $(workers); do
 	polls=$(stat_worker $w polls)
-	check "polltime --summary: worker $w timed == one poll in 8 of its $polls" \
+	# The first poll timed, then every 8th, each standing for the 8 its
+	# countdown spanned: the weighted count is the number of the last one.
+	check "polltime --summary: worker $w timed polls stand for its $polls up to the last timed" \
 		"$(jq_py "$out" "sum(h['count'] for h in r[0]['histograms'] if h['worker'] == $w)")" \
-		$(((polls + 7) / 8))
+		$((polls > 0 ? 8 * ((polls + 7) / 8) - 7 : 0))
 done
 check "polltime --summary: ready and pending, buckets add up to count" \
 	"$(jq_py "$out" 'sorted(set(h["label"].split()[-1] for h in r[0]["histograms"])), all(sum(b["count"] for b in h["buckets"]) == h["count"] for h in r[0]["histograms"])')" \
@@ -100,8 +102,8 @@ attach_detach_run() {
 	fi
 	wait $run || bad "sched-bench ${long[*]} exited $? while tools attached and detached"
 }
-for iters in 500 2000 8000 32000 0; do
-	[ "$iters" -gt 0 ] || { bad "attach/detach mid-run: sched-bench ended before the second tool detached, even at 32000 iterations"; finish; }
+for iters in 500 2000 0; do
+	[ "$iters" -gt 0 ] || { bad "attach/detach mid-run: sched-bench ended before the second tool detached, even at 2000 iterations"; finish; }
 	rc=0
 	attach_detach_run "$iters" || rc=$?
 	[ $rc -eq 2 ] || break
