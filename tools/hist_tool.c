@@ -24,6 +24,14 @@ static void hist_tool_print(struct hist_tool *t)
 
 	t->prev_unpaired = unpaired;
 	t->prev_dropped = dropped;
+	/*
+	 * Summary mode: a weighted sample stands for the events its countdown
+	 * spanned, which may pass the events seen in an interval by a few
+	 * (schedlat: a stamp made before, polled after): none left, not a
+	 * negative number.
+	 */
+	if ((__s64)d_unpaired < 0)
+		d_unpaired = 0;
 	err = snap_delta(t->map_fd, &t->cur, &t->prev);
 	if (err)
 		tool_die(env, "reading the histograms: %s", strerror(-err));

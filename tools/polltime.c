@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 		.env = &env, .map_fd = bpf_map__fd(skel->maps.hists),
 		.unpaired = &skel->bss->unpaired, .dropped = &skel->bss->dropped,
 		.json_label = label,
-		.unpaired_what = summary ? "polls not timed (the runtime times one in BLITZ_HIST_SAMPLE)"
+		.unpaired_what = summary ? "polls after the last timed one (the runtime times one in N, "
+					   "BLITZ_HIST_SAMPLE, auto by default; each timed poll counts for N)"
 					 : "poll ends without a duration (poll_ns 0)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "poll time");

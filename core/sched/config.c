@@ -26,7 +26,7 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->wake = BLITZ_WAKE_EAGER;
 	cfg->wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	cfg->wake_busy_ns = BLITZ_WAKE_BUSY_NS;
-	cfg->hist_sample = BLITZ_HIST_SAMPLE;
+	cfg->hist_sample = BLITZ_HIST_SAMPLE_AUTO;
 }
 
 static bool power_of_two(unsigned n)
@@ -161,9 +161,11 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "BLITZ_TRACE_SAMPLE=%s: expected N from 1 to 1000000 (trace one task in N)", v);
 		return -EINVAL;
 	}
-	if ((v = getenv("BLITZ_HIST_SAMPLE")) &&
-	    (parse_uint(v, 1, BLITZ_HIST_SAMPLE_MAX, &c.hist_sample) || !power_of_two(c.hist_sample))) {
-		snprintf(err, errlen, "BLITZ_HIST_SAMPLE=%s: expected a power of two from 1 to %u (time one poll in N)",
+	if ((v = getenv("BLITZ_HIST_SAMPLE")) && strcmp(v, "auto") == 0) {
+		c.hist_sample = BLITZ_HIST_SAMPLE_AUTO;
+	} else if (v && (parse_uint(v, 1, BLITZ_HIST_SAMPLE_MAX, &c.hist_sample) ||
+			 !power_of_two(c.hist_sample))) {
+		snprintf(err, errlen, "BLITZ_HIST_SAMPLE=%s: expected auto or a power of two from 1 to %u (time one poll in N)",
 			 v, BLITZ_HIST_SAMPLE_MAX);
 		return -EINVAL;
 	}
@@ -231,8 +233,8 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 		return -EINVAL;
 	}
 	if (cfg->hist_sample && (!power_of_two(cfg->hist_sample) || cfg->hist_sample > BLITZ_HIST_SAMPLE_MAX)) {
-		snprintf(err, errlen, "hist_sample=%u: 0 (default %u) or a power of two up to %u",
-			 cfg->hist_sample, BLITZ_HIST_SAMPLE, BLITZ_HIST_SAMPLE_MAX);
+		snprintf(err, errlen, "hist_sample=%u: 0 (auto) or a power of two up to %u",
+			 cfg->hist_sample, BLITZ_HIST_SAMPLE_MAX);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

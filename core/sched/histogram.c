@@ -11,8 +11,9 @@
  * says its TSC is invariant (about half of clock_gettime here), converted
  * to ns with a factor measured once against CLOCK_MONOTONIC; else
  * clock_gettime.  Even rdtsc is about a yield's cost, so poll time and
- * schedule latency are timed for one event in BLITZ_HIST_SAMPLE (default
- * 8, Go's rate), and their histograms say how many they sampled.
+ * schedule latency are timed for one event in N (BLITZ_HIST_SAMPLE; by
+ * default each worker's N follows its poll time, histogram.h), each value
+ * weighted by the N events it stands for.
  */
 #include <pthread.h>
 #include <string.h>
@@ -122,6 +123,23 @@ void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v
 	hist_add(&l->sum, v);
 }
 
+/*
+ * hist_record_weighted - a timed value @v that stands for @w events (the
+ * polls or schedules of the countdown that picked it): slots, count and
+ * sum grow by @w, so that a histogram whose period changed along the way
+ * (BLITZ_HIST_SAMPLE=auto) still estimates every event's distribution,
+ * not one leaning to the periods with short countdowns, and count stays
+ * the sum of the slots.
+ */
+void hist_record_weighted(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v, uint32_t w)
+{
+	struct blitz_hist_log2 *l = &h->snap.hist[k];
+
+	hist_add(&l->slots[slot_of(v)], w);
+	hist_add(&l->count, w);
+	hist_add(&l->sum, v * w);
+}
+
 /* hist_record - one event of kind @k, value @v. */
 void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 {
@@ -132,8 +150,10 @@ void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime)
 {
 	memset(h, 0, sizeof(*h));
-	h->sample = sample ? sample : 1;
+	h->automatic = sample == BLITZ_HIST_SAMPLE_AUTO;
+	h->sample = h->automatic ? BLITZ_HIST_SAMPLE_AUTO_MAX : sample;
 	h->poll_countdown = h->sched_countdown = 1;
+	h->poll_weight = h->sched_weight = h->timed_weight = 1;
 	h->snap.size = sizeof(h->snap);
 	h->snap.kinds = BLITZ_HIST_KINDS;
 	h->snap.worker = (int)worker;
@@ -158,9 +178,15 @@ void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t
 static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot *out)
 {
 	const struct worker_hist *h = &w->hist;
-	uint64_t polls = STAT(w, polls) - BASE(h, polls);
 	unsigned long long *e = out->events;
+	uint64_t polls = 0;
 
+	for (int s = 0; s < PROBE_NR_SOURCES; s++) {
+		uint64_t n = STAT(w, polls_by_source[s]) - BASE(h, polls[s]);
+
+		__atomic_store_n(&out->polls_by_source[s], n, __ATOMIC_RELAXED);
+		polls += n;
+	}
 	/* Relaxed stores: see hist_add(). */
 	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - e[BLITZ_HIST_POLL_READY], __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_SCHED], polls, __ATOMIC_RELAXED);
@@ -196,12 +222,17 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	/* Not atomic: a worker_read_hists() racing a re-attach may see a mix. */
 	memset(h->snap.events, 0, sizeof(h->snap.events));
 	memset(h->snap.hist, 0, sizeof(h->snap.hist));
-	memset(h->snap.polls_by_source, 0, sizeof(h->snap.polls_by_source));
-	SET_BASE(h, polls, STAT(w, polls));
+	for (int s = 0; s < PROBE_NR_SOURCES; s++)
+		SET_BASE(h, polls[s], STAT(w, polls_by_source[s]));
 	SET_BASE(h, steals, STAT(w, steals));
 	SET_BASE(h, batches, STAT(w, global_batches));
 	SET_BASE(h, parks, STAT(w, parks));
 	h->poll_countdown = h->sched_countdown = 1;
+	h->poll_weight = h->sched_weight = 1;
+	if (h->automatic) {
+		h->sample = hist_period_for(w->ewma_poll_ns);
+		__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
+	}
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
 }
 
@@ -244,15 +275,39 @@ void hist_exit(struct blitz_worker *w)
 		hist_fire(w, 0);
 }
 
+/* hist_adapt - hist_ewma's slow path: the value, and the period if automatic. */
+void hist_adapt(struct worker_hist *h, uint64_t ewma_ns)
+{
+	hist_record_value(h, BLITZ_HIST_EWMA, ewma_ns);
+	if (!h->automatic)
+		return;
+	h->sample = hist_period_for(ewma_ns);
+	/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+	__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
+}
+
+/*
+ * A stamp: the ticks when queued, shifted up by STAMP_SHIFT, and below
+ * them 1 + log2 of its weight (the schedules it stands for, a power of
+ * two): never 0, which means unstamped.
+ */
+#define STAMP_SHIFT	5
+
+static inline uint64_t stamp_make(uint32_t weight)
+{
+	return hist_ticks() << STAMP_SHIFT | (uint64_t)(__builtin_ctz(weight) + 1);
+}
+
 /* hist_stamp_sample - the schedule that hist_stamp's countdown picked. */
 void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t)
 {
-	h->sched_countdown = h->sample;
-	t->queued_at = hist_ticks() | 1;
+	t->queued_at = stamp_make(h->sched_weight);
+	h->sched_weight = h->sched_countdown = h->sample;
 }
 
 /* Per thread: schedules from a thread that is not a worker, for sampling. */
 static __thread uint32_t outside_countdown __attribute__((tls_model("initial-exec")));
+static __thread uint32_t outside_weight __attribute__((tls_model("initial-exec")));
 
 void hist_stamp_outside(struct blitz_task *t)
 {
@@ -260,8 +315,9 @@ void hist_stamp_outside(struct blitz_task *t)
 		outside_countdown--;
 		return;
 	}
-	outside_countdown = t->rt->cfg.hist_sample;
-	t->queued_at = hist_ticks() | 1;
+	t->queued_at = stamp_make(outside_weight ? outside_weight : 1);
+	outside_weight = outside_countdown =
+		t->rt->cfg.hist_sample ? t->rt->cfg.hist_sample : HIST_SAMPLE_OUTSIDE;
 }
 
 /*
@@ -274,13 +330,17 @@ uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool time
 	uint64_t queued = t->queued_at, now = hist_ticks();
 
 	if (queued) {
+		uint64_t at = queued >> STAMP_SHIFT;
+
 		t->queued_at = 0;
-		if (queued >= h->window_start && now >= queued)
-			hist_record_value(h, BLITZ_HIST_SCHED, ticks_to_ns(now - queued));
+		if (at >= h->window_start && now >= at)
+			hist_record_weighted(h, BLITZ_HIST_SCHED, ticks_to_ns(now - at),
+					     1u << ((queued & ((1u << STAMP_SHIFT) - 1)) - 1));
 	}
 	if (!timed)
 		return 0;
-	h->poll_countdown = h->sample;
+	h->timed_weight = h->poll_weight;
+	h->poll_weight = h->poll_countdown = h->sample;
 	return now | 1;
 }
 
@@ -289,8 +349,8 @@ void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready)
 {
 	uint64_t now = hist_ticks();
 
-	hist_record_value(h, ready ? BLITZ_HIST_POLL_READY : BLITZ_HIST_POLL_PENDING,
-			  now > start ? ticks_to_ns(now - start) : 0);
+	hist_record_weighted(h, ready ? BLITZ_HIST_POLL_READY : BLITZ_HIST_POLL_PENDING,
+			     now > start ? ticks_to_ns(now - start) : 0, h->timed_weight);
 }
 
 /* worker_read_hists - a copy of @w's histograms, each counter whole (tests). */

@@ -8,9 +8,9 @@
  * Cost while collecting: a traced run should describe the untraced one,
  * so the per-event work is a countdown per poll and per schedule, inline in
  * the plain (untraced) paths behind the tick's latch byte, and a clock read
- * only for one event in BLITZ_HIST_SAMPLE (hist_poll_sample and
+ * only for one event in the worker's period N (hist_poll_sample and
  * hist_stamp_sample, out of line; the timed poll runs in the traced copy).  The exact event counts are the worker's statistics
- * (stats.polls, steals, global_batches, parks), read at each snapshot
+ * (stats.polls_by_source, steals, global_batches, parks), read at each snapshot
  * against their value when the window began; only what the statistics do
  * not split (ready polls, sleeps by reason) is counted here.
  *
@@ -27,26 +27,50 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <blitz/config.h>
 #include <blitz/histograms.h>
 #include "../probes.h"
 
 struct blitz_worker;
 struct blitz_task;
 
-/* Snapshots while running: at most one per this many ns of ticks. */
-#define HIST_SNAPSHOT_NS	5000000ull
+/*
+ * Snapshots while running: at most one per this many ns of ticks.  A
+ * snapshot costs each attached summary tool ~9 us of BPF run time (its
+ * program copies and merges the histograms; kernel.bpf_stats_enabled,
+ * blitz-polltime on yield_many: 2.1 ms over 244 runs) plus the trap:
+ * with five tools, 20 ms keeps that near 0.25% of a busy worker.
+ */
+#define HIST_SNAPSHOT_NS	20000000ull
+
+/*
+ * What a sampled event costs beyond a plain one, in ns: the out-of-line
+ * timed poll and the stamped schedule with their three clock reads
+ * (callgrind: 225-295 instructions more per event at BLITZ_HIST_SAMPLE=1
+ * than at 1024 on sched-bench, plus 3 rdtsc of ~10 ns; docs/tools.md).
+ * The automatic period keeps it near 1% of the time between samples.
+ */
+#define HIST_SAMPLE_COST_NS	100u
+/* Schedules from threads that are not workers, automatic period: a wake across threads costs microseconds. */
+#define HIST_SAMPLE_OUTSIDE	8u
 
 /* struct worker_hist - a worker's histograms and its collection state. */
 struct worker_hist {
 	bool on;			/* collecting (the semaphore seen at a tick) */
-	uint32_t sample;		/* BLITZ_HIST_SAMPLE */
+	bool automatic;			/* BLITZ_HIST_SAMPLE=auto: sample follows the EWMA */
+	uint32_t sample;		/* one poll (schedule) in this many timed (stamped) */
 	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
 	uint32_t sched_countdown;	/* schedules until the next stamped one */
-	int last_source;		/* the source hist_source() counted last */
+	/*
+	 * The weights (hist_record_weighted): how many polls (schedules) the
+	 * countdown in progress spans, so how many its timed one stands for;
+	 * timed_weight, the current timed poll's, for its pushes too.
+	 */
+	uint32_t poll_weight, sched_weight, timed_weight;
 	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
 	/* The statistics when the window began (events = now - base). */
-	uint64_t base_polls, base_steals, base_batches, base_parks;
+	uint64_t base_polls[PROBE_NR_SOURCES], base_steals, base_batches, base_parks;
 	struct blitz_hist_snapshot snap;
 };
 
@@ -65,6 +89,7 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns);
 void hist_fire(struct blitz_worker *w, uint64_t now_ns);
 void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
 void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
+void hist_record_weighted(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v, uint32_t w);
 void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t);
 void hist_stamp_outside(struct blitz_task *t);
 uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool timed);
@@ -99,27 +124,30 @@ static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint
 }
 
 /*
- * hist_source - a task found at @source (SRC_*) is about to run on this
- * worker, while collecting: counted before the copy of run_task is chosen
- * (the plain copy has no histogram hooks).
+ * hist_period_for - the automatic period for an average poll of @ewma_ns:
+ * the smallest power of two N with HIST_SAMPLE_COST_NS / (N * @ewma_ns) at
+ * most 1%, within [1, BLITZ_HIST_SAMPLE_AUTO_MAX].
  */
-static inline void hist_source(struct worker_hist *h, int source)
+static inline uint32_t hist_period_for(uint64_t ewma_ns)
 {
-	h->last_source = source;
-	if ((unsigned int)source < BLITZ_HIST_SOURCES)
-		hist_add(&h->snap.polls_by_source[source], 1);
+	uint64_t want = (100ull * HIST_SAMPLE_COST_NS + ewma_ns - 1) / (ewma_ns ? ewma_ns : 1);
+	uint32_t n = 1;
+
+	while (n < want && n < BLITZ_HIST_SAMPLE_AUTO_MAX)
+		n <<= 1;
+	return n;
 }
 
+void hist_adapt(struct worker_hist *h, uint64_t ewma_ns);
+
 /*
- * hist_source_dropped - the task hist_source() just counted was cancelled
- * and is dropped, not polled: take it back, so that the counts stay the
- * polls (the statistic, and what task_poll_start sees).  The source is read
- * back from memory, so that no copy of run_task keeps it live for this.
+ * hist_ewma - the worker's average poll time changed (each tick's
+ * update_interval): recorded, and the automatic period follows it.
  */
-static inline void hist_source_dropped(struct worker_hist *h)
+static inline void hist_ewma(struct worker_hist *h, uint64_t ewma_ns)
 {
-	if ((unsigned int)h->last_source < BLITZ_HIST_SOURCES)
-		hist_add(&h->snap.polls_by_source[h->last_source], (uint64_t)-1);
+	if (hist_enabled())
+		hist_adapt(h, ewma_ns);
 }
 
 /* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */
@@ -131,7 +159,7 @@ static inline void hist_count(struct worker_hist *h, enum blitz_hist_kind k, uin
 
 /*
  * hist_stamp - @t is about to be queued from worker @h (NULL: another
- * thread): stamp one schedule in BLITZ_HIST_SAMPLE with the clock.
+ * thread): stamp one schedule in the period N with the clock.
  * Unstamped tasks keep queued_at 0: the poll that reads a stamp clears it.
  */
 static inline void hist_stamp(struct worker_hist *h, struct blitz_task *t)
@@ -162,6 +190,24 @@ static inline bool hist_poll_due(struct worker_hist *h, uint64_t queued)
 static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task *t)
 {
 	return hist_poll_sample(h, t, h->poll_countdown == 0);
+}
+
+/*
+ * hist_poll_dropped - worker_run_task counted down for a task that was
+ * cancelled and is dropped, not polled: the step given back, so that the
+ * countdown's weight stays a count of polls (and one that reached 0 does
+ * not wrap: the next poll is the timed one).
+ */
+static inline void hist_poll_dropped(struct worker_hist *h)
+{
+	h->poll_countdown++;
+}
+
+/* hist_record_pushed - the ring's length after a push made in a timed poll. */
+static inline void hist_record_pushed(struct worker_hist *h, uint64_t len)
+{
+	hist_add(&h->snap.events[BLITZ_HIST_PUSH_LEN], 1);
+	hist_record_weighted(h, BLITZ_HIST_PUSH_LEN, len, h->timed_weight);
 }
 
 /* hist_poll_ready - a poll returned READY (task_finish, while collecting). */

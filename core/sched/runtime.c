@@ -69,8 +69,6 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 		c.wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	if (c.wake_busy_ns == 0)
 		c.wake_busy_ns = BLITZ_WAKE_BUSY_NS;
-	if (c.hist_sample == 0)
-		c.hist_sample = BLITZ_HIST_SAMPLE;
 	rt = aligned_alloc(CACHE_LINE, (sizeof(*rt) + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1));
 	if (!rt)
 		return NULL;
@@ -257,7 +255,7 @@ static int wait_outside(struct blitz_task *t, bool help)
 		struct timespec ts = { 0, 1000000 };
 
 		if (other) {
-			worker_run_task(NULL, other, SRC_HELPER);
+			worker_run_task(NULL, other);
 			continue;
 		}
 		if (registered)

@@ -123,8 +123,8 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced, bool his
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
-	if (hist && (w->traced & TRACED_SAMPLING))
-		hist_record(&w->hist, BLITZ_HIST_PUSH_LEN, queue_len(&w->queue));
+	if (hist && (w->traced & TRACED_SAMPLING))	/* a timed poll's push: its weight */
+		hist_record_pushed(&w->hist, queue_len(&w->queue));
 	if (r == QUEUE_PUSHED) {
 		if (traced)
 			BLITZ_LOCAL_PUSH((int)w->index, (uint64_t)(uintptr_t)t,
@@ -374,6 +374,21 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 }
 
 /*
+ * found - @t comes from @src: *@source (the worker's run_source) says so
+ * for run_task, and the poll is counted under it here, with a constant
+ * index (run_task takes it back if the task turns out cancelled and is
+ * dropped, reading run_source from the worker it holds anyway: no
+ * register is kept across run_task's calls for it).
+ */
+static inline struct blitz_task *found(struct blitz_worker *w, struct blitz_task *t, int *source,
+				       int src)
+{
+	*source = src;
+	stat_inc(w, polls_by_source[src]);
+	return t;
+}
+
+/*
  * find_work - the next task for @w, in the order above; NULL if none.
  * *@search_ns grows by the time spent stealing (the other workers' rings
  * and the last global check): not poll time, so not part of the EWMA
@@ -387,30 +402,25 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_
 	if (w->polls_since_global >= w->global_interval &&
 	    w->batch_head == w->batch_len &&
 	    (t = global_fetch(w))) {
-		*source = SRC_GLOBAL;
-		return t;
+		return found(w, t, source, SRC_GLOBAL);
 	}
 	if ((t = batch_pop(w))) {
-		*source = SRC_BATCH;
-		return t;
+		return found(w, t, source, SRC_BATCH);
 	}
 	if ((t = lifo_take(w))) {
-		*source = SRC_LIFO;
-		return t;
+		return found(w, t, source, SRC_LIFO);
 	}
 	if ((t = queue_pop(&w->queue))) {
-		*source = SRC_RING;
-		return t;
+		return found(w, t, source, SRC_RING);
 	}
 	if ((t = global_fetch(w))) {
-		*source = SRC_GLOBAL;
-		return t;
+		return found(w, t, source, SRC_GLOBAL);
 	}
 	search_start = clock_now_ns();
 	if ((t = steal_work(w)))
-		*source = SRC_STEAL;
+		found(w, t, source, SRC_STEAL);
 	else if ((t = global_fetch(w)))
-		*source = SRC_GLOBAL;
+		found(w, t, source, SRC_GLOBAL);
 	*search_ns += clock_now_ns() - search_start;
 	return t;
 }
@@ -428,7 +438,7 @@ static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_
  * poll for it.
  */
 static inline __attribute__((always_inline)) void
-run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, bool hist,
+run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist,
 	 bool due)
 {
 	int widx = w ? (int)w->index : -1;
@@ -436,17 +446,19 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
 	uint64_t prev = task_transition_to_running(t);
 
 	if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
-		if (w && (w->traced & TRACED_HIST))	/* counted by worker_run_task */
-			hist_source_dropped(&w->hist);
+		if (w) {	/* counted as a poll by find_work(): take it back */
+			stat_add(w, polls_by_source[w->run_source], (uint64_t)-1);
+			/* and its step of the countdown, taken by worker_run_task */
+			if (!traced && (w->traced & TRACED_HIST))
+				hist_poll_dropped(&w->hist);
+		}
 		task_finish(t, widx, 1);	/* dropped, not polled */
 		return;
 	}
-	/* Counted where task_poll_start fires, so the two always agree. */
-	if (w)
-		stat_inc(w, polls);
 	current_task = t;
 	if (traced)
-		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t, source);
+		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t,
+			   w ? w->run_source : SRC_HELPER);
 	/*
 	 * Both clocks start after task_poll_start's trap and stop before
 	 * task_poll_end's, so that a tracer on those probes (blitz-tasksrc,
@@ -493,9 +505,9 @@ run_task(struct blitz_worker *w, struct blitz_task *t, int source, bool traced, 
  * keeps no frame for them.
  */
 static __attribute__((noinline, cold)) void
-run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
+run_task_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	run_task(w, t, source, true, true, false);
+	run_task(w, t, true, true, false);
 }
 
 /*
@@ -505,9 +517,9 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t, int source)
  * run_task_traced.
  */
 static __attribute__((noinline, cold)) void
-run_task_sampled(struct blitz_worker *w, struct blitz_task *t, int source)
+run_task_sampled(struct blitz_worker *w, struct blitz_task *t)
 {
-	run_task(w, t, source, false, true, true);
+	run_task(w, t, false, true, true);
 }
 
 /*
@@ -523,7 +535,7 @@ run_task_sampled(struct blitz_worker *w, struct blitz_task *t, int source)
  * poll.  So a poll that is neither costs a decrement and three tests more
  * than an untraced one.
  */
-void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
+void worker_run_task(struct blitz_worker *w, struct blitz_task *t)
 {
 	if (__builtin_expect(w ? w->traced != 0 :
 			     BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED(), 0)) {
@@ -534,15 +546,13 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 		 */
 		uint8_t traced = w ? __atomic_load_n(&w->traced, __ATOMIC_RELAXED) : 0;
 
-		if (traced & TRACED_HIST)
-			hist_source(&w->hist, source);
 		if (!w || (traced & TRACED_POLL)) {
-			run_task_traced(w, t, source);
+			run_task_traced(w, t);
 			return;
 		}
 		if (traced & TRACED_HIST) {
 			if (__builtin_expect(--w->hist.poll_countdown == 0, 0)) {
-				run_task_sampled(w, t, source);
+				run_task_sampled(w, t);
 				return;
 			}
 			/* A stamped task: its wait is timed here, its poll is not. */
@@ -550,7 +560,7 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source)
 				hist_poll_sample(&w->hist, t, false);
 		}
 	}
-	run_task(w, t, source, false, false, false);
+	run_task(w, t, false, false, false);
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
@@ -578,7 +588,7 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
 	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
-	hist_count(&w->hist, BLITZ_HIST_EWMA, w->ewma_poll_ns);
+	hist_ewma(&w->hist, w->ewma_poll_ns);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -789,7 +799,6 @@ static void worker_tick(struct blitz_worker *w)
 {
 	uint64_t start = clock_now_ns(), search_ns = 0;
 	uint32_t tasks_run = 0;
-	int source;
 
 	w->tick++;
 	w->traced = worker_trace_latch();
@@ -816,12 +825,12 @@ static void worker_tick(struct blitz_worker *w)
 		w->draining = false;
 	}
 	while (w->budget > 0) {
-		struct blitz_task *t = find_work(w, &source, &search_ns);
+		struct blitz_task *t = find_work(w, &w->run_source, &search_ns);
 
 		if (!t)
 			break;
-		end_searching(w, source);
-		worker_run_task(w, t, source);
+		end_searching(w, w->run_source);
+		worker_run_task(w, t);
 		w->budget--;
 		w->polls_since_global++;
 		tasks_run++;
@@ -884,7 +893,8 @@ void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *
 
 	/* Relaxed: statistics, each a snapshot (one writer each, see stat_inc). */
 #define RD(f) o->f = atomic_load_explicit(&s->f, memory_order_relaxed)
-	RD(polls); RD(steals); RD(stolen); RD(steal_fails); RD(parks);
+	o->polls = worker_polls(w);
+	RD(steals); RD(stolen); RD(steal_fails); RD(parks);
 	RD(lifo_hits); RD(global_batches); RD(global_tasks); RD(overflows);
 	RD(overflowed); RD(spawned); RD(budget_exhausted); RD(ewma_poll_ns);
 	RD(global_interval);

@@ -24,7 +24,14 @@ struct blitz_task;
 
 /* Statistics: one writer (the worker), any reader; see stat_inc(). */
 struct worker_stats {
-	_Atomic uint64_t polls, steals, stolen, steal_fails, parks, lifo_hits,
+	/*
+	 * Polls, by where the task was found (SRC_*, blitz_probe_codes.h):
+	 * their sum is the polls statistic, and the summary histograms'
+	 * polls by source are read from here (histogram.c), so that no hook
+	 * counts them again.
+	 */
+	_Atomic uint64_t polls_by_source[PROBE_NR_SOURCES];
+	_Atomic uint64_t steals, stolen, steal_fails, parks, lifo_hits,
 		global_batches, global_tasks, overflows, overflowed, spawned,
 		budget_exhausted, ewma_poll_ns, global_interval;
 };
@@ -44,6 +51,7 @@ struct blitz_worker {
 	uint32_t budget;
 	uint32_t lifo_polls;
 	uint32_t polls_since_global;
+	int run_source;				/* SRC_*: where find_work found the task it runs */
 	uint32_t global_interval;
 	uint64_t ewma_poll_ns;
 	uint64_t tick_start;			/* wake.h: ns, this tick's start */
@@ -99,13 +107,29 @@ static inline uint8_t worker_trace_latch(void)
 		memory_order_relaxed)
 #define stat_inc(w, field) stat_add(w, field, 1)
 
+/*
+ * worker_polls - the tasks @w polled (relaxed: a statistic, see stat_inc).
+ * A poll is counted when its task is found and taken back if the task
+ * turns out cancelled and is dropped: a reader between the two sees one
+ * more, which then goes (the count is not monotonic to within the drops
+ * in flight, one per worker).
+ */
+static inline uint64_t worker_polls(const struct blitz_worker *w)
+{
+	uint64_t n = 0;
+
+	for (int s = 0; s < PROBE_NR_SOURCES; s++)
+		n += atomic_load_explicit(&w->stats.polls_by_source[s], memory_order_relaxed);
+	return n;
+}
+
 void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned index);
 void *worker_main(void *arg);
 void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield);
 int worker_local_dest(struct blitz_worker *w, bool yield);
 void worker_unpark(struct blitz_worker *w);
 void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *out);
-void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source);
+void worker_run_task(struct blitz_worker *w, struct blitz_task *t);
 
 /* The calling thread's worker (NULL off the workers) and polled task. */
 extern __thread struct blitz_worker *current_worker __attribute__((tls_model("initial-exec")));

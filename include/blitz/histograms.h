@@ -45,7 +45,8 @@ enum blitz_hist_kind {
 /* One log2 histogram: what it recorded, and the sum of those values. */
 struct blitz_hist_log2 {
 	unsigned long long slots[BLITZ_HIST_SLOTS];
-	unsigned long long count;	/* values in slots: events[kind], or the sampled ones */
+	unsigned long long count;	/* the sum of the slots: events[kind], or for the timed
+					   kinds the events their samples stand for */
 	unsigned long long sum;
 };
 
@@ -53,15 +54,18 @@ struct blitz_hist_snapshot {
 	unsigned int size;		/* sizeof(struct blitz_hist_snapshot): the layout */
 	unsigned int kinds;		/* BLITZ_HIST_KINDS */
 	int worker;			/* the worker's index */
-	unsigned int sample;		/* one poll in sample is timed (BLITZ_HIST_SAMPLE) */
+	unsigned int sample;		/* one poll in sample is timed (BLITZ_HIST_SAMPLE; auto: the period now) */
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
 	unsigned long long seq;		/* this worker's snapshot number, from 1 */
 	/*
 	 * Every event, counted exactly (a poll, a park, a steal...; SCHED:
 	 * the polls, each ends a wait in a queue).  The timed kinds POLL_*
-	 * and SCHED record only a sample of them in hist[].count; a tool
-	 * scales by events / count, or says it sampled.  PUSH_LEN counts the
-	 * pushes of the timed polls only (events == hist[].count).
+	 * and SCHED record a sample of them, each value weighted by the
+	 * events its countdown spanned (the period then: 1 in N timed adds
+	 * N to its slot), so that hist[].count estimates, from below, the
+	 * events up to the last sample, whatever the periods were; events
+	 * minus count are the events not yet stood for.  PUSH_LEN: events
+	 * counts the pushes of the timed polls, weighted the same way.
 	 */
 	unsigned long long events[BLITZ_HIST_KINDS];
 	struct blitz_hist_log2 hist[BLITZ_HIST_KINDS];

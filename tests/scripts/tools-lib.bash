@@ -76,8 +76,16 @@ tools_cleanup() {
 	rm -rf "$tmp"
 }
 
+# start_tool NAME ARGS: blitz-NAME in the background, returning once it has
+# attached.  Its files are emptied here first: the redirections below are
+# made by the forked child, which on a busy machine may run after the
+# first grep, and a previous run's "Hit Ctrl-C" would then pass for this
+# one's (the tool, signalled before its exec, would die with 130 and
+# leave the old output in place).
 start_tool() {
 	local name=$1; shift
+	: > "$tmp/$name.out"
+	: > "$tmp/$name.err"
 	"$obj/tools/bin/blitz-$name" -b "$lib" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
 	tool_pid[$name]=$!
 	for _ in $(seq 300); do
@@ -119,6 +127,7 @@ run_workload() { run_stats "$bench" workload "$@"; }
 run_blocking() { run_stats "$bbench" blocking_workload "$@"; }
 
 start_twin() {
+	: > "$tmp/$1.bt.out"	# as start_tool: no earlier run's banner
 	"$src/tools/bpftrace/run" "$1" "$lib" > "$tmp/$1.bt.out" 2>&1 &
 	twin_pid[$1]=$!
 }

@@ -15,6 +15,7 @@ static void clear_env(void)
 	unsetenv("BLITZ_BUDGET");
 	unsetenv("BLITZ_BACKEND");
 	unsetenv("BLITZ_TRACE_SAMPLE");
+	unsetenv("BLITZ_HIST_SAMPLE");
 	unsetenv("BLITZ_BLOCKING_THREADS");
 	unsetenv("BLITZ_BLOCKING_IDLE_MS");
 	unsetenv("BLITZ_WAKE");
@@ -40,6 +41,7 @@ START_TEST(defaults_are_the_seeds)
 	ck_assert_int_eq(c.wake, BLITZ_WAKE_EAGER);
 	ck_assert_uint_eq(c.wake_backlog_ns, BLITZ_WAKE_BACKLOG_NS);
 	ck_assert_uint_eq(c.wake_busy_ns, BLITZ_WAKE_BUSY_NS);
+	ck_assert_uint_eq(c.hist_sample, BLITZ_HIST_SAMPLE_AUTO);
 }
 END_TEST
 
@@ -74,6 +76,12 @@ START_TEST(env_values_apply)
 	setenv("BLITZ_GLOBAL_INTERVAL", "adaptive", 1);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.global_interval, 0);
+	setenv("BLITZ_HIST_SAMPLE", "64", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.hist_sample, 64);
+	setenv("BLITZ_HIST_SAMPLE", "auto", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.hist_sample, BLITZ_HIST_SAMPLE_AUTO);
 	clear_env();
 }
 END_TEST
@@ -91,6 +99,10 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_BUDGET", "", "polls per tick" },
 	{ "BLITZ_BACKEND", "kqueue", "expected auto, io_uring, epoll or poll" },
 	{ "BLITZ_TRACE_SAMPLE", "0", "one task in N" },
+	{ "BLITZ_HIST_SAMPLE", "0", "auto or a power of two" },
+	{ "BLITZ_HIST_SAMPLE", "12", "auto or a power of two" },
+	{ "BLITZ_HIST_SAMPLE", "131072", "auto or a power of two" },
+	{ "BLITZ_HIST_SAMPLE", "automatic", "auto or a power of two" },
 	{ "BLITZ_BLOCKING_THREADS", "0", "thread cap from 1 to" },
 	{ "BLITZ_BLOCKING_THREADS", "many", "thread cap from 1 to" },
 	{ "BLITZ_BLOCKING_THREADS", "40000", "thread cap from 1 to" },
