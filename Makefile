@@ -102,9 +102,10 @@ $$(foreach p,$$(test-y),$$(eval $$(call kbuild-prog,$(1),$$(p),tests)))
 $$(foreach d,$$(patsubst %/,%,$$(filter %/,$$(obj-y))),$$(eval $$(call kbuild-dir,$(if $(filter .,$(1)),,$(1)/)$$(d))))
 endef
 
-# $(call kbuild-prog,dir,name,bin|tests)
+# $(call kbuild-prog,dir,name,bin|tests); <prog>-libs: what it links besides the library.
 define kbuild-prog
 $(3)-$(2)-objs := $$(addprefix $(1)/,$$($(2)-objs))
+$(3)-$(2)-libs := $$($(2)-libs)
 $(if $(filter bin,$(3)),progs += $(2),tests += $(2))
 endef
 
@@ -228,7 +229,7 @@ $(objtree)/tests/$(1): $$(addprefix $(objtree)/,$$(tests-$(1)-objs)) $(LIB_INT_A
 	$$(call msg,LD,tests/$(1))
 	$$(Q)mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) -o $$@ $$(filter %.o,$$^) $(LIB_INT_A) $$(BLITZ_LDFLAGS) $$(LIBS) \
-		$$(shell pkg-config --libs check 2>/dev/null || echo -lcheck) -lm
+		$$(tests-$(1)-libs) $$(shell pkg-config --libs check 2>/dev/null || echo -lcheck) -lm
 endef
 $(foreach p,$(progs),$(eval $(call prog-rule,$(p))))
 $(foreach p,$(tests),$(eval $(call test-rule,$(p))))
@@ -249,7 +250,8 @@ define fuzz-rule
 $(objtree)/fuzz/$(1): $$(addprefix $(objtree)/,$$(filter-out %/replay.o,$$(tests-fuzz-$(1)-objs))) $(LIB_INT_A)
 	$$(call msg,LD,fuzz/$(1))
 	$$(Q)mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) -fsanitize=fuzzer -o $$@ $$(filter %.o,$$^) $(LIB_INT_A) $$(BLITZ_LDFLAGS) $$(LIBS) -lm
+	$$(Q)$$(CC) -fsanitize=fuzzer -o $$@ $$(filter %.o,$$^) $(LIB_INT_A) $$(BLITZ_LDFLAGS) $$(LIBS) \
+		$$(tests-fuzz-$(1)-libs) -lm
 endef
 $(foreach t,$(fuzz-targets),$(eval $(call fuzz-rule,$(t))))
 
