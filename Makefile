@@ -102,9 +102,10 @@ $$(foreach p,$$(test-y),$$(eval $$(call kbuild-prog,$(1),$$(p),tests)))
 $$(foreach d,$$(patsubst %/,%,$$(filter %/,$$(obj-y))),$$(eval $$(call kbuild-dir,$(if $(filter .,$(1)),,$(1)/)$$(d))))
 endef
 
-# $(call kbuild-prog,dir,name,bin|tests)
+# $(call kbuild-prog,dir,name,bin|tests); <prog>-libs: what it links besides the library.
 define kbuild-prog
 $(3)-$(2)-objs := $$(addprefix $(1)/,$$($(2)-objs))
+$(3)-$(2)-libs := $$($(2)-libs)
 $(if $(filter bin,$(3)),progs += $(2),tests += $(2))
 endef
 
@@ -228,15 +229,44 @@ $(objtree)/tests/$(1): $$(addprefix $(objtree)/,$$(tests-$(1)-objs)) $(LIB_INT_A
 	$$(call msg,LD,tests/$(1))
 	$$(Q)mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) -o $$@ $$(filter %.o,$$^) $(LIB_INT_A) $$(BLITZ_LDFLAGS) $$(LIBS) \
-		$$(shell pkg-config --libs check 2>/dev/null || echo -lcheck) -lm
+		$$(tests-$(1)-libs) $$(shell pkg-config --libs check 2>/dev/null || echo -lcheck) -lm
 endef
 $(foreach p,$(progs),$(eval $(call prog-rule,$(p))))
 $(foreach p,$(tests),$(eval $(call test-rule,$(p))))
 
 # ---------------------------------------------------------------------------
+# Fuzzing (tests/fuzz/, tests/README.md): `make fuzz` builds the library and
+# every target of tests/fuzz/Kbuild with clang, libFuzzer, ASan and UBSan in
+# $(FUZZ_O), then runs each for FUZZ_TIME seconds (scripts/fuzz-run); a
+# crash or a failed property fails it.  fuzz-build is that build's target.
+FUZZ_TIME ?= 60
+FUZZ_O    ?= build-fuzz
+FUZZ_CC   ?= clang
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_BINS := $(addprefix $(objtree)/fuzz/,$(fuzz-targets))
+
+# A target's objects are its test program's, but for replay.o: libFuzzer has the main().
+define fuzz-rule
+$(objtree)/fuzz/$(1): $$(addprefix $(objtree)/,$$(filter-out %/replay.o,$$(tests-fuzz-$(1)-objs))) $(LIB_INT_A)
+	$$(call msg,LD,fuzz/$(1))
+	$$(Q)mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) -fsanitize=fuzzer -o $$@ $$(filter %.o,$$^) $(LIB_INT_A) $$(BLITZ_LDFLAGS) $$(LIBS) \
+		$$(tests-fuzz-$(1)-libs) -lm
+endef
+$(foreach t,$(fuzz-targets),$(eval $(call fuzz-rule,$(t))))
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz:
+	$(Q)$(MAKE) --no-print-directory O=$(FUZZ_O) CC=$(FUZZ_CC) \
+		EXTRA_CFLAGS='-fsanitize=fuzzer-no-link $(FUZZ_SAN)' \
+		EXTRA_LDFLAGS='$(FUZZ_SAN)' fuzz-build
+	$(Q)$(srctree)/scripts/fuzz-run $(abspath $(FUZZ_O)) $(FUZZ_TIME) $(fuzz-targets)
+
+# ---------------------------------------------------------------------------
 # Targets
 PHONY := all lib progs tests check run tools install uninstall clean distclean \
-         defconfig help bench paper
+         defconfig help bench paper fuzz fuzz-build
 
 all: lib progs
 
@@ -310,6 +340,7 @@ help:
 	@echo '  bench      - run build/bin/sched-bench with its defaults'
 	@echo '  paper      - papers/blitz/blitz.pdf from results/ (RESULTS=dir... to choose; papers/blitz/Makefile)'
 	@echo '  tools      - build the libbpf tools (CONFIG_BPF_TOOLS)'
+	@echo '  fuzz       - build the tests/fuzz targets with libFuzzer (FUZZ_O) and run each FUZZ_TIME s'
 	@echo '  install    - install headers, libraries, programs and blitz.pc'
 	@echo '  uninstall  - remove what install put in PREFIX'
 	@echo '  defconfig  - write .config from configs/defconfig'
@@ -327,6 +358,8 @@ help:
 	@echo '  CC=cc              C compiler'
 	@echo '  EXTRA_CFLAGS=...   added to every compile'
 	@echo '  EXTRA_LDFLAGS=...  added to every link'
+	@echo '  FUZZ_TIME=60       make fuzz: seconds per target'
+	@echo '  FUZZ_O=build-fuzz  make fuzz: its build directory'
 	@echo '  KCONFIG_CONFIG=f   configuration file (default: .config, else configs/defconfig)'
 	@echo ''
 	@echo 'Source tree (core/ folders: one Kbuild each; docs/design.md):'

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/json_writer.h - a minimal streaming JSON writer: commas and nesting
- * handled for you.
+ * handled for you.  Whatever the keys, strings and numbers, the text is
+ * valid JSON (RFC 8259): keys and strings are escaped, a byte that is not
+ * part of valid UTF-8 becomes U+FFFD, a NaN or infinite double is null.
+ * Begin and end calls must pair, at most JSON_MAX_DEPTH deep (deeper is a
+ * bug in the caller: the writer aborts).
  */
 #ifndef BLITZ_TOOLS_JSON_WRITER_H
 #define BLITZ_TOOLS_JSON_WRITER_H
@@ -9,10 +13,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#define JSON_MAX_DEPTH	15
+
 struct json {
 	FILE *f;
 	int depth;
-	bool need_comma[16];
+	bool need_comma[JSON_MAX_DEPTH + 1];
 };
 
 void json_obj_begin(struct json *j, const char *key);

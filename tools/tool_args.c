@@ -62,27 +62,38 @@ static const struct argp_option worker_opts[] = {
 	{ 0 },
 };
 
-static long parse_long(struct argp_state *state, const char *what, const char *arg,
-		       long lo, long hi)
+/*
+ * parse_long - @arg as a whole number from @lo to @hi into *@out; else
+ * argp_error() (which exits, unless the parse runs with ARGP_NO_EXIT) and
+ * EINVAL, which stops the parse.
+ */
+static error_t parse_long(struct argp_state *state, const char *what, const char *arg,
+			  long lo, long hi, long *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < lo || v > hi)
+	if (errno || *end || end == arg || v < lo || v > hi) {
 		argp_error(state, "invalid %s: %s", what, arg);
-	return v;
+		return EINVAL;
+	}
+	*out = v;
+	return 0;
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	struct tool_env *env = state->input;
 	char *end;
+	long v;
 
 	switch (key) {
 	case OPT_PID:
-		env->pid = (pid_t)parse_long(state, "PID", arg, 1, INT_MAX);
+		if (parse_long(state, "PID", arg, 1, INT_MAX, &v))
+			return EINVAL;
+		env->pid = (pid_t)v;
 		break;
 	case OPT_BINARY:
 		env->binary_arg = arg;
@@ -113,12 +124,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			errno = 0;
 			env->interval = strtod(arg, &end);
 			if (errno || *end || end == arg || !(env->interval > 0) ||
-			    env->interval > 86400)
+			    env->interval > 86400) {
 				argp_error(state, "invalid interval: %s", arg);
+				return EINVAL;
+			}
 		} else if (state->arg_num == 1) {
-			env->count = parse_long(state, "count", arg, 1, LONG_MAX);
+			if (parse_long(state, "count", arg, 1, LONG_MAX, &env->count))
+				return EINVAL;
 		} else {
 			argp_error(state, "unrecognized positional argument: %s", arg);
+			return EINVAL;
 		}
 		break;
 	default:
@@ -158,7 +173,14 @@ static struct argp_option *flag_opts(const struct tool_env *env, const struct to
 	return o;
 }
 
-void tool_parse_args(struct tool_env *env, const struct tool_def *def, int argc, char **argv)
+/*
+ * tool_args_parse - parse the command line into @env with argp's @flags:
+ * 0 (an error or --help exits, as argp does) or ARGP_NO_EXIT (the error is
+ * printed and returned; tests/fuzz/tool_args.c parses that way).
+ * Return: 0, or the argp error (EINVAL: a bad option or value).
+ */
+static error_t tool_args_parse(struct tool_env *env, const struct tool_def *def,
+			       int argc, char **argv, unsigned flags)
 {
 	struct argp_option *own = flag_opts(env, def->flags);
 	const struct argp_option *parts[4] = { common_opts };
@@ -166,6 +188,7 @@ void tool_parse_args(struct tool_env *env, const struct tool_def *def, int argc,
 	struct argp_option *opts;
 	char *doc;
 	struct argp argp = { 0 };
+	error_t err;
 
 	env->def = def;
 	env->unit = def->unit;
@@ -189,11 +212,17 @@ void tool_parse_args(struct tool_env *env, const struct tool_def *def, int argc,
 	argp.parser = parse_arg;
 	argp.args_doc = "[interval [count]]";
 	argp.doc = doc;
-	if (argp_parse(&argp, argc, argv, 0, NULL, env))
-		exit(2);
+	err = argp_parse(&argp, argc, argv, flags, NULL, env);
 	free(opts);
 	free(own);
 	free(doc);
+	return err;
+}
+
+void tool_parse_args(struct tool_env *env, const struct tool_def *def, int argc, char **argv)
+{
+	if (tool_args_parse(env, def, argc, argv, 0))
+		exit(2);
 }
 
 __u64 unit_div(enum tool_unit unit)

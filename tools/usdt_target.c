@@ -7,13 +7,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
+#include <libelf.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "elf_notes.h"
 #include "tool_args.h"
 #include "usdt_target.h"
 
@@ -23,9 +24,7 @@
  */
 static int elf_count_probes(const char *path, const char *provider)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	int fd, count = 0;
+	int fd, count;
 	Elf *e;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -34,43 +33,9 @@ static int elf_count_probes(const char *path, const char *provider)
 	if (fd < 0)
 		return -errno;
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx)) {
-		if (e)
-			elf_end(e);
-		close(fd);
-		return -ENOEXEC;
-	}
-	/* A note's descriptor: pc, base, semaphore (addresses), then strings. */
-	size_t addr = gelf_getclass(e) == ELFCLASS32 ? 4 : 8;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const char *name;
-		size_t off = 0, next, name_off, desc_off;
-		GElf_Nhdr nh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".note.stapsdt"))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const char *d = (const char *)data->d_buf + desc_off;
-
-			if (nh.n_type == 3 && nh.n_namesz == 8 &&
-			    !memcmp((const char *)data->d_buf + name_off, "stapsdt", 8) &&
-			    nh.n_descsz > 3 * addr &&
-			    strnlen(d + 3 * addr, nh.n_descsz - 3 * addr) < nh.n_descsz - 3 * addr &&
-			    !strcmp(d + 3 * addr, provider))
-				count++;
-			off = next;
-		}
-	}
-	elf_end(e);
+	count = e ? elf_count_notes(e, provider) : -ENOEXEC;
+	if (e)
+		elf_end(e);
 	close(fd);
 	return count;
 }

@@ -118,9 +118,19 @@ const char *blitz_addr_format(const struct blitz_addr *a, char *buf, size_t len)
 		snprintf(buf, len, "[%s]:%u", host, ntohs(in6->sin6_port));
 		break;
 	}
-	case AF_UNIX:
-		snprintf(buf, len, "unix:%s", ((const struct sockaddr_un *)&a->ss)->sun_path);
+	case AF_UNIX: {
+		/*
+		 * The kernel need not end sun_path with a NUL (a 108-byte path
+		 * fills it): only a->len bytes of the address are the path's.
+		 */
+		const struct sockaddr_un *un = (const struct sockaddr_un *)&a->ss;
+		size_t off = offsetof(struct sockaddr_un, sun_path), n = 0;
+
+		if (a->len > off)
+			n = a->len - off < sizeof(un->sun_path) ? a->len - off : sizeof(un->sun_path);
+		snprintf(buf, len, "unix:%.*s", (int)n, un->sun_path);
 		break;
+	}
 	default:
 		snprintf(buf, len, "(family %d)", a->ss.ss_family);
 	}

@@ -768,7 +768,7 @@ static void worker_park(struct blitz_worker *w)
 	BLITZ_PARK((int)w->index, timeout);
 	hist_parked(w, timeout);
 	/* The sleep is timed only while a tracer listens to unpark or hist_snapshot. */
-	slept_from = BLITZ_UNPARK_ENABLED() | hist_enabled() ? clock_now_ns() : 0;
+	slept_from = (BLITZ_UNPARK_ENABLED() | hist_enabled()) ? clock_now_ns() : 0;
 	notified = worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
 		/* Only the probe's reason: any order would do. */
