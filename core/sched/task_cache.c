@@ -9,7 +9,7 @@
  * so a class's block costs malloc no more than the task's own size would,
  * and a miss on a small task still lands in malloc's fast bins (rounding
  * up to coarser classes moved the 88-byte tasks of spawn_many_local out of
- * them and cost 130 instructions per task).  A worker keeps at most
+ * them and cost about 170 instructions per task).  A worker keeps at most
  * TASK_CACHE_BLOCKS blocks of at most 520 bytes: 130 KiB.
  */
 #include <stdlib.h>
