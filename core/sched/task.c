@@ -125,7 +125,7 @@ void task_ref_dec(struct blitz_task *t)
 						  memory_order_acq_rel);
 
 	if (task_refs(prev) == 1)
-		free(t);
+		task_cache_free(t);
 }
 
 /*
@@ -361,7 +361,8 @@ size_t blitz_task_size(size_t state_size)
 }
 
 /*
- * task_alloc - one allocation for header and state.  The scheduler holds one
+ * task_alloc - one block for header and state (task_cache.c: the worker's
+ * cache of its size class, else malloc).  The scheduler holds one
  * reference, a handle (if @handle) another.  The task starts SCHEDULED.
  */
 struct blitz_task *task_alloc(struct blitz_runtime *rt,
@@ -374,7 +375,7 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 		errno = EINVAL;
 		return NULL;
 	}
-	t = malloc(sizeof(*t) + size);
+	t = task_cache_alloc(sizeof(*t) + size);
 	if (!t)
 		return NULL;
 	atomic_init(&t->state, (handle ? 2 : 1) * TASK_REF_ONE | TASK_SCHEDULED |
@@ -414,7 +415,7 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 	if (!t)
 		return NULL;
 	if (!owned_insert(&rt->owned, t, w ? w->index : OWNED_SHARDS - 1)) {
-		free(t);
+		task_cache_free(t);
 		errno = ESHUTDOWN;
 		return NULL;
 	}

@@ -79,6 +79,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->rng[0] = splitmix64(&seed);
 	w->rng[1] = splitmix64(&seed);
 	w->batch_head = w->batch_len = 0;
+	task_cache_init(&w->task_cache);
 	park_init(&w->park);
 	atomic_init(&w->woken_by, -1);
 	memset(&w->stats, 0, sizeof(w->stats));
@@ -883,6 +884,7 @@ void *worker_main(void *arg)
 	wait_all_stopped_polling(w->rt);
 	hist_exit(w);
 	io_driver_thread_stop(&w->rt->io);
+	task_cache_drain(w);
 	current_worker = NULL;
 	return NULL;
 }
@@ -897,6 +899,6 @@ void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *
 	RD(steals); RD(stolen); RD(steal_fails); RD(parks);
 	RD(lifo_hits); RD(global_batches); RD(global_tasks); RD(overflows);
 	RD(overflowed); RD(spawned); RD(budget_exhausted); RD(ewma_poll_ns);
-	RD(global_interval);
+	RD(global_interval); RD(task_cache_hits); RD(task_cache_misses);
 #undef RD
 }

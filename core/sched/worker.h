@@ -18,6 +18,7 @@
 #include "histogram.h"
 #include "park.h"
 #include "queue.h"
+#include "task_cache.h"
 
 struct blitz_runtime;
 struct blitz_task;
@@ -33,7 +34,8 @@ struct worker_stats {
 	_Atomic uint64_t polls_by_source[PROBE_NR_SOURCES];
 	_Atomic uint64_t steals, stolen, steal_fails, parks, lifo_hits,
 		global_batches, global_tasks, overflows, overflowed, spawned,
-		budget_exhausted, ewma_poll_ns, global_interval;
+		budget_exhausted, ewma_poll_ns, global_interval,
+		task_cache_hits, task_cache_misses;
 };
 
 struct blitz_worker {
@@ -60,6 +62,7 @@ struct blitz_worker {
 	uint32_t batch_head, batch_len;
 	struct blitz_task *batch[BLITZ_BATCH_BUFFER];
 	pthread_t thread;
+	struct task_cache task_cache;		/* task_cache.h: free task blocks, owner-only */
 
 	alignas(CACHE_LINE) struct blitz_park park;
 	_Atomic int woken_by;			/* who unparked us (worker index, -1 outside) */

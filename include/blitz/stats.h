@@ -26,6 +26,8 @@ struct blitz_worker_stats {
 	uint64_t budget_exhausted; /* ticks that used up the whole budget */
 	uint64_t ewma_poll_ns;	/* current average poll time */
 	uint64_t global_interval; /* current global-queue interval (polls) */
+	uint64_t task_cache_hits; /* task blocks this worker reused from its cache */
+	uint64_t task_cache_misses; /* its spawns (of a cached size) that went to malloc */
 };
 
 struct blitz_stats {

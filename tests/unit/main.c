@@ -25,17 +25,29 @@ const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS] = {
 };
 const char *const test_backend_names[TEST_BACKENDS] = { "io_uring", "epoll", "poll" };
 
-struct blitz_runtime *test_runtime_on(int i)
+/* A runtime of @workers on @backend (BLITZ_BACKEND_AUTO: leave the default). */
+static struct blitz_runtime *runtime_of(unsigned workers, enum blitz_io_backend backend)
 {
 	struct blitz_config c;
 	struct blitz_runtime *rt;
 
 	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = test_backend_kinds[i];
+	c.workers = workers;
+	if (backend != BLITZ_BACKEND_AUTO)
+		c.backend = backend;
 	rt = blitz_runtime_new(&c);
 	ck_assert_ptr_nonnull(rt);
 	return rt;
+}
+
+struct blitz_runtime *test_runtime_on(int i)
+{
+	return runtime_of(2, test_backend_kinds[i]);
+}
+
+struct blitz_runtime *test_runtime(unsigned workers)
+{
+	return runtime_of(workers, BLITZ_BACKEND_AUTO);
 }
 
 #define MAX_SUITES 64

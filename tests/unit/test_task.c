@@ -17,12 +17,7 @@ static const struct blitz_task_vtable never_vt = BLITZ_TASK_VTABLE(never, NULL);
 /* The runtime is never started: tasks are only moved through states here. */
 static void setup(void)
 {
-	struct blitz_config c;
-
-	blitz_config_default(&c);
-	c.workers = 1;
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
+	rt = test_runtime(1);
 }
 
 static void teardown(void)

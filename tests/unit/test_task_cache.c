@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_task_cache.c - the workers' caches of task blocks
+ * (core/sched/task_cache.h): what is reused, the bound, the sizes that are
+ * not cached.  One worker, so that every spawn and every free of the
+ * tasks under test happens on it, in an order the test knows; the counts
+ * are read by the root task on that worker, before and after.
+ */
+#include <stdint.h>
+#include <blitz.h>
+#include "../../core/sched/task.h"
+#include "../../core/sched/task_cache.h"
+#include "suites.h"
+
+#define CHAIN_LEN	100
+#define BURST		(4 * TASK_CACHE_BLOCKS)
+
+static struct blitz_runtime *rt;
+
+static void setup(void)
+{
+	rt = test_runtime(1);
+}
+
+static void teardown(void)
+{
+	blitz_runtime_free(rt);
+}
+
+/*
+ * The calling worker's cache counters; @bad counts a poll that is not on a
+ * worker (the tests' counts hold only there; asserted by the test thread).
+ */
+static void counts(struct blitz_cx *cx, uint64_t *hits, uint64_t *misses, int *bad)
+{
+	struct blitz_worker_stats s = { 0 };
+
+	if (blitz_cx_worker(cx) < 0 || blitz_worker_stats(rt, (unsigned)blitz_cx_worker(cx), &s))
+		(*bad)++;
+	*hits = s.task_cache_hits;
+	*misses = s.task_cache_misses;
+}
+
+/*
+ * A chain: each link spawns the next and ends, so from the third link on
+ * every spawn finds the block of the link before last.  Links alternate
+ * between two state sizes of one class, and each checks that its state
+ * arrived whole in a reused block.
+ */
+struct link {
+	struct blitz_oneshot *done;
+	int *bad;
+	int n;
+	uint32_t pattern;
+	unsigned char tail[8];		/* the odd links' state has all of it, the even ones' half */
+};
+
+#define SHORT_LINK	(offsetof(struct link, tail) + 4)
+#define CLASS(state)	((sizeof(struct blitz_task) + (state) + 8 + 15) / 16)
+
+_Static_assert(sizeof(struct link) > SHORT_LINK && CLASS(sizeof(struct link)) == CLASS(SHORT_LINK),
+	       "the two link sizes share a class (task_cache.c: 16-byte steps)");
+_Static_assert(sizeof(struct blitz_task) + sizeof(struct link) <= TASK_CACHE_MAX_BYTES,
+	       "a link is cached");
+
+static enum blitz_poll link_poll(void *arg, struct blitz_cx *cx);
+static const struct blitz_task_vtable link_vt = BLITZ_TASK_VTABLE(link_poll, NULL);
+
+static enum blitz_poll link_poll(void *arg, struct blitz_cx *cx)
+{
+	struct link *s = arg;
+	struct link next = { s->done, s->bad, s->n - 1, (uint32_t)(s->n - 1) * 2654435761u, { 0 } };
+
+	if (s->pattern != (uint32_t)s->n * 2654435761u)
+		(*s->bad)++;
+	if (s->n == 0) {
+		blitz_oneshot_send(s->done, 1);
+		return BLITZ_READY;
+	}
+	/* Two sizes in one class: the block of one serves the other. */
+	if (blitz_spawn_detached(NULL, &link_vt, &next, next.n % 2 ? sizeof(next) : SHORT_LINK))
+		(*s->bad)++;
+	return BLITZ_READY;
+}
+
+struct chain_root {
+	struct blitz_co co;
+	struct blitz_oneshot done;
+	int bad;
+	uint64_t hits0, misses0, hits, misses;
+};
+
+static enum blitz_poll chain_root_poll(void *arg, struct blitz_cx *cx)
+{
+	struct chain_root *r = arg;
+	uint64_t v;
+	int err;
+
+	BLITZ_CO_BEGIN(&r->co);
+	blitz_oneshot_init(&r->done);
+	counts(cx, &r->hits0, &r->misses0, &r->bad);
+	{
+		struct link first = { &r->done, &r->bad, CHAIN_LEN - 1,
+				      (uint32_t)(CHAIN_LEN - 1) * 2654435761u, { 0 } };
+
+		if (blitz_spawn_detached(NULL, &link_vt, &first, sizeof(first)))
+			r->bad++;
+	}
+	BLITZ_AWAIT(&r->co, blitz_oneshot_recv_poll(&r->done, cx, &v, &err));
+	counts(cx, &r->hits, &r->misses, &r->bad);
+	BLITZ_CO_END(&r->co);
+}
+static const struct blitz_task_vtable chain_root_vt = BLITZ_TASK_VTABLE(chain_root_poll, NULL);
+
+START_TEST(a_chain_reuses_the_block_of_the_link_before_last)
+{
+	struct chain_root r = { 0 };
+
+	ck_assert_int_eq(blitz_block_on(rt, &chain_root_vt, &r, sizeof(r)), 0);
+	ck_assert_int_eq(r.bad, 0);
+	/* Links 0 and 1 find the cache empty; link k >= 2 reuses link k - 2's block. */
+	ck_assert_uint_eq(r.misses - r.misses0, 2);
+	ck_assert_uint_eq(r.hits - r.hits0, CHAIN_LEN - 2);
+}
+END_TEST
+
+/* A burst: tasks that only count down; all are spawned before any runs. */
+struct burst_task {
+	_Atomic int *left;
+	struct blitz_oneshot *done;
+	char pad[TASK_CACHE_MAX_BYTES];	/* used by the uncached burst only */
+};
+
+static enum blitz_poll burst_poll(void *arg, struct blitz_cx *cx)
+{
+	struct burst_task *s = arg;
+
+	if (atomic_fetch_sub_explicit(s->left, 1, memory_order_acq_rel) == 1)
+		blitz_oneshot_send(s->done, 1);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable burst_vt = BLITZ_TASK_VTABLE(burst_poll, NULL);
+
+struct burst_root {
+	struct blitz_co co;
+	struct blitz_oneshot done;
+	_Atomic int left;
+	size_t size;			/* the tasks' state size */
+	int round, bad;
+	uint64_t hits[3], misses[3];	/* before round 0, after round 0, after round 1 */
+};
+
+static enum blitz_poll burst_root_poll(void *arg, struct blitz_cx *cx)
+{
+	struct burst_root *r = arg;
+	uint64_t v;
+	int err;
+
+	BLITZ_CO_BEGIN(&r->co);
+	counts(cx, &r->hits[0], &r->misses[0], &r->bad);
+	for (r->round = 0; r->round < 2; r->round++) {
+		blitz_oneshot_init(&r->done);
+		atomic_store(&r->left, BURST);
+		for (int i = 0; i < BURST; i++) {
+			struct burst_task t = { &r->left, &r->done, { 0 } };
+
+			if (blitz_spawn_detached(NULL, &burst_vt, &t, r->size))
+				r->bad++;
+		}
+		/* The last task wakes us before it ends; on one worker it ends before we run. */
+		BLITZ_AWAIT(&r->co, blitz_oneshot_recv_poll(&r->done, cx, &v, &err));
+		counts(cx, &r->hits[r->round + 1], &r->misses[r->round + 1], &r->bad);
+	}
+	BLITZ_CO_END(&r->co);
+}
+static const struct blitz_task_vtable burst_root_vt = BLITZ_TASK_VTABLE(burst_root_poll, NULL);
+
+START_TEST(a_worker_keeps_at_most_the_bound)
+{
+	struct burst_root r = { .size = offsetof(struct burst_task, pad) };
+
+	ck_assert_int_eq(blitz_block_on(rt, &burst_root_vt, &r, sizeof(r)), 0);
+	ck_assert_int_eq(r.bad, 0);
+	/* Round 0 starts empty; it leaves TASK_CACHE_BLOCKS blocks for round 1. */
+	ck_assert_uint_eq(r.hits[1] - r.hits[0], 0);
+	ck_assert_uint_eq(r.misses[1] - r.misses[0], BURST);
+	ck_assert_uint_eq(r.hits[2] - r.hits[1], TASK_CACHE_BLOCKS);
+	ck_assert_uint_eq(r.misses[2] - r.misses[1], BURST - TASK_CACHE_BLOCKS);
+}
+END_TEST
+
+START_TEST(a_large_task_is_not_cached)
+{
+	struct burst_root r = { .size = sizeof(struct burst_task) };
+
+	ck_assert_uint_gt(sizeof(struct blitz_task) + r.size, TASK_CACHE_MAX_BYTES);
+	ck_assert_int_eq(blitz_block_on(rt, &burst_root_vt, &r, sizeof(r)), 0);
+	ck_assert_int_eq(r.bad, 0);
+	ck_assert_uint_eq(r.hits[2], r.hits[0]);
+	ck_assert_uint_eq(r.misses[2], r.misses[0]);
+}
+END_TEST
+
+static Suite *task_cache_suite(void)
+{
+	Suite *s = suite_create("task_cache");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, a_chain_reuses_the_block_of_the_link_before_last);
+	tcase_add_test(tc, a_worker_keeps_at_most_the_bound);
+	tcase_add_test(tc, a_large_task_is_not_cached);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+BLITZ_SUITE("task_cache", task_cache_suite)
