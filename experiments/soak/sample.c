@@ -256,7 +256,8 @@ static void judge(struct flat *f, double warmup_s, uint64_t (*field)(const struc
 	}
 	f->slope_per_min = slope(from, field);
 	f->limit = f->a_max + slack(f->a_max);
-	f->judged = f->n_a >= FLAT_MIN_SAMPLES && f->n_b >= FLAT_MIN_SAMPLES;
+	f->judged = kept[nkept - 1].t - kept[from].t >= FLAT_MIN_SPAN_S &&
+		    f->n_a >= FLAT_MIN_SAMPLES && f->n_b >= FLAT_MIN_SAMPLES;
 	f->ok = f->b_max <= f->limit;
 }
 

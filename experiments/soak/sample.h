@@ -44,7 +44,7 @@ struct sample sample_take(struct blitz_runtime *rt, double t, const char *phase,
  * max(A) plus the slack (sample.c says why each slack is what it is).
  */
 struct flat {
-	bool judged;		/* enough samples in each half */
+	bool judged;		/* long enough (FLAT_MIN_SPAN_S, FLAT_MIN_SAMPLES) */
 	bool ok;
 	unsigned n_a, n_b;
 	uint64_t first, last;	/* the first sample after the warm-up, the last one */
@@ -55,7 +55,12 @@ struct flat {
 /* flat_judge - the verdicts on RSS (KiB) and non-socket fds after @warmup_s. */
 void flat_judge(double warmup_s, struct flat *rss, struct flat *fds);
 
-/* FLAT_MIN_SAMPLES - fewer samples in a half than this: not judged. */
-#define FLAT_MIN_SAMPLES 5
+/*
+ * Not judged (a run too short to tell a leak from the warm-up's growth):
+ * less than FLAT_MIN_SPAN_S seconds of samples after the warm-up, or fewer
+ * than FLAT_MIN_SAMPLES samples in a half.
+ */
+#define FLAT_MIN_SPAN_S		120
+#define FLAT_MIN_SAMPLES	10
 
 #endif /* BLITZ_SOAK_SAMPLE_H */
