@@ -101,7 +101,8 @@ static void usage(FILE *f)
 		"Mixed load on one blitz runtime (echo with connection churn, channels,\n"
 		"timers, fan-out, fs, blocking pool), sampled every --interval seconds;\n"
 		"checks at the end, one JSON line on stdout; exit 1 if a check fails.\n"
-		"Defaults: --duration 600 --warmup (a fifth of the duration, 5-60 s)\n"
+		"Defaults: --duration 600 --warmup (a fifth of the duration, 5-60 s, at\n"
+		"          most half of it)\n"
 		"          --interval (duration / 120, 1-5 s) --connections 1000\n"
 		"          --client-threads 1 --msgs-per-conn 50 --max-msg 4096 --workers 2\n"
 		"          --tmpdir $TMPDIR or /tmp; BLITZ_* variables configure the runtime.\n");
@@ -173,9 +174,11 @@ static void parse_opts(int argc, char **argv, struct soak_opts *o)
 		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
 		exit(2);
 	}
-	if (o->warmup_s < 0) {
+	if (o->warmup_s < 0) {	/* a fifth, 5 to 60 s; a short run's first half */
 		o->warmup_s = o->duration_s / 5;
 		o->warmup_s = o->warmup_s < 5 ? 5 : o->warmup_s > 60 ? 60 : o->warmup_s;
+		if (o->warmup_s >= o->duration_s)
+			o->warmup_s = o->duration_s / 2;
 	}
 	if (o->interval_s < 0) {
 		o->interval_s = o->duration_s / 120;
