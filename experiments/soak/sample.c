@@ -15,6 +15,11 @@
  *    one 64-byte object per round trip (tens of thousands a second) or of
  *    one task per connection (hundreds a second) crosses it within a
  *    minute or two (the README has the arithmetic).
+ *  - The heap in use (heap_kb()): 5% of max(A), at least 2 MiB.  It moves
+ *    with the work in flight only: the live connection tasks (their number
+ *    varies by tens around 1,000, 8.4 KiB each), the fs part's buffers
+ *    (up to 2 x 2 x 64 KiB), the channels' rings.  The same leak as above
+ *    crosses it sooner, and fragmentation never does.
  *  - Descriptors that are not sockets: 2.  They are the runtime's own (rings,
  *    eventfds, the spare descriptor kept for accept), the client's epoll
  *    instance, and the fs part's files, of which at most one per fs task
@@ -27,6 +32,7 @@
  *    rest against the count before the load (soak.c), with no slack.
  */
 #include <dirent.h>
+#include <malloc.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +42,8 @@
 
 #define RSS_SLACK_PCT		5
 #define RSS_SLACK_MIN_KB	4096
+#define HEAP_SLACK_PCT		5
+#define HEAP_SLACK_MIN_KB	2048
 #define FDS_SLACK		2
 
 static struct sample *kept;
@@ -57,6 +65,13 @@ uint64_t proc_rss_kb(bool hwm)
 		}
 	fclose(f);
 	return kb;
+}
+
+uint64_t heap_kb(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return (uint64_t)(mi.uordblks + mi.hblkhd) / 1024;
 }
 
 uint64_t proc_fds(uint64_t *sockets)
@@ -159,6 +174,7 @@ struct sample sample_take(struct blitz_runtime *rt, double t, const char *phase,
 	uint64_t c1, c2, conns;
 
 	s.rss_kb = proc_rss_kb(false);
+	s.heap_kb = heap_kb();
 	c1 = conn_fds();
 	s.fds = proc_fds(&s.sockets);
 	c2 = conn_fds();
@@ -172,7 +188,8 @@ struct sample sample_take(struct blitz_runtime *rt, double t, const char *phase,
 		keep(&s);
 	if (!out)
 		return s;
-	fprintf(out, "{\"t_s\":%.3f,\"phase\":\"%s\",\"rss_kb\":%llu,\"hwm_kb\":%llu,\"fds\":%llu,"
+	fprintf(out, "{\"t_s\":%.3f,\"phase\":\"%s\",\"rss_kb\":%llu,\"hwm_kb\":%llu,\"heap_kb\":%llu,"
+		"\"fds\":%llu,"
 		"\"sockets\":%llu,\"nonsock_fds\":%llu,\"client_fds\":%llu,\"server_fds\":%llu,"
 		"\"other_sockets\":%llu,\"live_tasks\":%llu,"
 		"\"rt_spawned\":%llu,\"rt_polled\":%llu,\"spawned\":%llu,\"completed\":%llu,"
@@ -183,6 +200,7 @@ struct sample sample_take(struct blitz_runtime *rt, double t, const char *phase,
 		"\"fs_ops\":%llu,\"blocking_jobs\":%llu,\"blocking_threads\":%u,\"wrong\":%llu,"
 		"\"bytes_wrong\":%llu,\"client_errors\":%llu,\"loadavg1\":%.2f}\n",
 		t, phase, (unsigned long long)s.rss_kb, (unsigned long long)proc_rss_kb(true),
+		(unsigned long long)s.heap_kb,
 		(unsigned long long)s.fds, (unsigned long long)s.sockets,
 		(unsigned long long)s.nonsock, (unsigned long long)soak_get(&soak.client_fds),
 		(unsigned long long)soak_get(&soak.server_fds), (unsigned long long)s.other_sockets,
@@ -227,6 +245,7 @@ static double slope(size_t from, uint64_t (*field)(const struct sample *))
 }
 
 static uint64_t rss_of(const struct sample *s) { return s->rss_kb; }
+static uint64_t heap_of(const struct sample *s) { return s->heap_kb; }
 static uint64_t fds_of(const struct sample *s) { return s->nonsock; }
 
 static void judge(struct flat *f, double warmup_s, uint64_t (*field)(const struct sample *),
@@ -268,13 +287,21 @@ static uint64_t rss_slack(uint64_t a_max)
 	return pct > RSS_SLACK_MIN_KB ? pct : RSS_SLACK_MIN_KB;
 }
 
+static uint64_t heap_slack(uint64_t a_max)
+{
+	uint64_t pct = a_max * HEAP_SLACK_PCT / 100;
+
+	return pct > HEAP_SLACK_MIN_KB ? pct : HEAP_SLACK_MIN_KB;
+}
+
 static uint64_t fds_slack(uint64_t a_max)
 {
 	return FDS_SLACK;
 }
 
-void flat_judge(double warmup_s, struct flat *rss, struct flat *fds)
+void flat_judge(double warmup_s, struct flat *rss, struct flat *heap, struct flat *fds)
 {
 	judge(rss, warmup_s, rss_of, rss_slack);
+	judge(heap, warmup_s, heap_of, heap_slack);
 	judge(fds, warmup_s, fds_of, fds_slack);
 }

@@ -15,6 +15,7 @@ struct blitz_runtime;
 struct sample {
 	double t;		/* seconds since the load started */
 	uint64_t rss_kb;	/* VmRSS */
+	uint64_t heap_kb;	/* bytes malloc has handed out and not had back */
 	uint64_t fds;		/* entries of /proc/self/fd */
 	uint64_t sockets;	/* of which sockets */
 	uint64_t other_sockets;	/* sockets but the client's and the server's connections */
@@ -24,6 +25,14 @@ struct sample {
 
 /* proc_rss_kb - VmRSS (or VmHWM with @hwm) of this process in KiB, 0 if unknown. */
 uint64_t proc_rss_kb(bool hwm);
+
+/*
+ * heap_kb - what the C allocator has handed out and not had back, in KiB
+ * (glibc's mallinfo2(): uordblks + hblkhd), summed over its arenas.  Unlike
+ * RSS it does not move with fragmentation or with memory kept for reuse:
+ * a leak grows it, churn does not.
+ */
+uint64_t heap_kb(void);
 
 /* proc_fds - open descriptors of this process; *@sockets (if not NULL): of which sockets. */
 uint64_t proc_fds(uint64_t *sockets);
@@ -52,8 +61,8 @@ struct flat {
 	double slope_per_min;	/* least-squares slope over both halves (information) */
 };
 
-/* flat_judge - the verdicts on RSS (KiB) and non-socket fds after @warmup_s. */
-void flat_judge(double warmup_s, struct flat *rss, struct flat *fds);
+/* flat_judge - the verdicts on RSS, the heap (KiB) and non-socket fds after @warmup_s. */
+void flat_judge(double warmup_s, struct flat *rss, struct flat *heap, struct flat *fds);
 
 /*
  * Not judged (a run too short to tell a leak from the warm-up's growth):

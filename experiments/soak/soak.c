@@ -13,7 +13,8 @@
  * descriptors, live tasks, every counter) goes to --samples as a JSON line.
  * At the end the load stops, everything is waited for, and one JSON line
  * on stdout gives the figures and the checks:
- *   rss_flat, fds_flat  flat after the warm-up (sample.c: the definition)
+ *   rss_flat, heap_flat, fds_flat
+ *                       flat after the warm-up (sample.c: the definition)
  *   fds_back            descriptors at rest (the listener still open) =
  *                       before the load
  *   no_task_lost        per kind spawned = completed + cancelled, the
@@ -258,7 +259,8 @@ static bool server_idle(void)
 
 /* The run's figures and checks, as they are printed. */
 struct result {
-	struct flat rss, fds;
+	struct flat rss, heap, fds;
+	uint64_t heap_before_kb, heap_rest_kb;
 	uint64_t fds_before, fds_rest, live_rest, rt_spawned;
 	uint64_t rss_warm_kb, rss_end_kb, rss_rest_kb, hwm_kb;
 	uint64_t spawned, completed, cancelled;
@@ -296,6 +298,9 @@ static void print_result(const struct soak_opts *o, const struct result *r)
 	       (unsigned long long)r->rss_warm_kb, (unsigned long long)r->rss_end_kb,
 	       (unsigned long long)r->rss_rest_kb, (unsigned long long)r->hwm_kb);
 	print_flat("rss", &r->rss, "KiB");
+	print_flat("heap", &r->heap, "KiB");
+	printf("\"heap_kb_before\":%llu,\"heap_kb_rest\":%llu,", (unsigned long long)r->heap_before_kb,
+	       (unsigned long long)r->heap_rest_kb);
 	print_flat("nonsock_fds", &r->fds, "fds");
 	printf("\"fds_before\":%llu,\"fds_rest\":%llu,\"live_tasks_rest\":%llu,",
 	       (unsigned long long)r->fds_before, (unsigned long long)r->fds_rest,
@@ -319,9 +324,10 @@ static void print_result(const struct soak_opts *o, const struct result *r)
 	       U(chan_msgs), U(bcast_msgs), U(bcast_missed), U(sleeps), U(sleeps_cancelled),
 	       U(timeouts_fired), U(timeouts_beaten), U(fanout_joins), U(fs_ops), U(blocking_jobs),
 	       U(wrong));
-	printf("\"checks\":{\"rss_flat\":%s,\"fds_flat\":%s,\"fds_back\":%s,\"no_task_lost\":%s,"
+	printf("\"checks\":{\"rss_flat\":%s,\"heap_flat\":%s,\"fds_flat\":%s,\"fds_back\":%s,\"no_task_lost\":%s,"
 	       "\"no_byte_wrong\":%s,\"no_wrong_result\":%s,\"stopped\":%s},\"ok\":%s}\n",
-	       r->rss.judged ? tf(r->rss.ok) : "null", r->fds.judged ? tf(r->fds.ok) : "null",
+	       r->rss.judged ? tf(r->rss.ok) : "null", r->heap.judged ? tf(r->heap.ok) : "null",
+	       r->fds.judged ? tf(r->fds.ok) : "null",
 	       tf(r->fds_back), tf(r->no_task_lost), tf(r->no_byte_wrong), tf(r->no_wrong_result),
 	       tf(r->stopped), tf(r->ok));
 	fflush(stdout);
@@ -444,6 +450,7 @@ int main(int argc, char **argv)
 	if (!wait_for(polled_once, "the first poll"))
 		return 1;
 	r.fds_before = proc_fds(NULL);
+	r.heap_before_kb = heap_kb();
 	fprintf(stderr, PROG ": %g s of load (%g s warm-up, a sample every %g s), %ld connections, "
 		"%u workers on %s\n", o.duration_s, o.warmup_s, o.interval_s, o.connections,
 		blitz_runtime_workers(rt), blitz_io_backend_name(rt));
@@ -455,6 +462,7 @@ int main(int argc, char **argv)
 	r.live_rest = s.live;
 	r.fds_rest = s.fds;
 	r.rss_rest_kb = s.rss_kb;
+	r.heap_rest_kb = s.heap_kb;
 	r.hwm_kb = proc_rss_kb(true);
 	r.fds_back = r.fds_rest == r.fds_before;
 	if (!r.fds_back) {
@@ -463,12 +471,13 @@ int main(int argc, char **argv)
 		proc_fds_show(stderr);
 	}
 	account_tasks(&r);
-	flat_judge(o.warmup_s, &r.rss, &r.fds);
+	flat_judge(o.warmup_s, &r.rss, &r.heap, &r.fds);
 	r.no_byte_wrong = !soak_get(&soak.bytes_wrong) && !soak_get(&soak.client_errors) &&
 			  soak_get(&soak.bytes_checked) > 0;
 	r.no_wrong_result = !soak_get(&soak.wrong);
 	r.ok = r.stopped && r.fds_back && r.no_task_lost && r.no_byte_wrong && r.no_wrong_result &&
-	       (!r.rss.judged || r.rss.ok) && (!r.fds.judged || r.fds.ok);
+	       (!r.rss.judged || r.rss.ok) && (!r.heap.judged || r.heap.ok) &&
+	       (!r.fds.judged || r.fds.ok);
 	print_result(&o, &r);
 	if (out)
 		fclose(out);

@@ -50,7 +50,7 @@ assert r["ok"] is True, c
 for k in ("fds_back", "no_task_lost", "no_byte_wrong", "no_wrong_result", "stopped"):
     assert c[k] is True, (k, c)
 # Too short to tell a leak from the warm-up: not judged, and said so.
-assert c["rss_flat"] is None and c["fds_flat"] is None, c
+assert c["rss_flat"] is None and c["heap_flat"] is None and c["fds_flat"] is None, c
 assert r["connections"] == conns, r["connections"]
 assert r["tasks_spawned"] == r["tasks_completed"] + r["tasks_cancelled"] == r["runtime_spawned"], r
 for kind, (s, done, cancelled) in r["tasks"].items():
