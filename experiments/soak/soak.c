@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * soak - mixed load on one blitz runtime for a long time, sampled, and
- * checked at the end (experiments/soak/README.md).
+ * blitz-soak - mixed load on one blitz runtime for a long time, sampled,
+ * and checked at the end (experiments/soak/README.md).
  *
- *   soak [--duration S] [--warmup S] [--interval S] [--connections N]
- *        [--client-threads N] [--msgs-per-conn N] [--max-msg BYTES]
- *        [--workers N] [--samples FILE] [--tmpdir DIR]
+ *   blitz-soak [--duration S] [--warmup S] [--interval S] [--connections N]
+ *              [--client-threads N] [--msgs-per-conn N] [--max-msg BYTES]
+ *              [--workers N] [--samples FILE] [--tmpdir DIR]
  *
  * The load: the echo part (echo.c: a server on blitz, a churning client on
  * threads outside it) and the mix (mix.c: channels, broadcast, timers,
@@ -97,8 +97,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " [--duration S] [--warmup S] [--interval S] [--connections N]\n"
-		"            [--client-threads N] [--msgs-per-conn N] [--max-msg BYTES]\n"
-		"            [--workers N] [--samples FILE] [--tmpdir DIR]\n"
+		"                  [--client-threads N] [--msgs-per-conn N] [--max-msg BYTES]\n"
+		"                  [--workers N] [--samples FILE] [--tmpdir DIR]\n"
 		"Mixed load on one blitz runtime (echo with connection churn, channels,\n"
 		"timers, fan-out, fs, blocking pool), sampled every --interval seconds;\n"
 		"checks at the end, one JSON line on stdout; exit 1 if a check fails.\n"

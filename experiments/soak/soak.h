@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <blitz.h>
 
-#define PROG "soak"
+#define PROG "blitz-soak"
 
 struct soak_opts {
 	struct blitz_config cfg;

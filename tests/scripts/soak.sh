@@ -9,7 +9,7 @@
 # every allocation of the runtime under the load, to the exit.
 set -euo pipefail
 src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
-soak=$obj/bin/soak
+soak=$obj/bin/blitz-soak
 [ -x "$soak" ] || { echo "no $soak (make progs)"; exit 77; }
 command -v python3 > /dev/null || { echo "python3 not installed"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
