@@ -203,7 +203,7 @@ static enum blitz_poll chan_poll(void *arg, struct blitz_cx *cx)
 	BLITZ_CO_BEGIN(&d->h.co);
 	for (d->round = 0; !stopping(); d->round++) {
 		d->prod = 1 + d->round % CHAN_MAX_PROD;
-		d->cons = 1 + d->round / CHAN_MAX_PROD % 3;
+		d->cons = 1 + (unsigned)(d->round / CHAN_MAX_PROD % 3);
 		if (blitz_channel_init(&d->ch, 1u << d->round % 7, sizeof(uint64_t))) {
 			soak_wrong("chan: init failed");
 			break;
