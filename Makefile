@@ -29,6 +29,7 @@ SANITIZE ?=
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
+SOAK_TIME ?= 600
 ifeq ($(origin CC),default)
 CC       := cc
 endif
@@ -266,7 +267,7 @@ fuzz:
 # ---------------------------------------------------------------------------
 # Targets
 PHONY := all lib progs tests check run tools install uninstall clean distclean \
-         defconfig help bench paper fuzz fuzz-build
+         defconfig help bench paper fuzz fuzz-build soak
 
 all: lib progs
 
@@ -289,6 +290,10 @@ run: all
 
 bench: progs
 	$(Q)$(objtree)/bin/sched-bench
+
+# The soak (experiments/soak): SOAK_TIME seconds of mixed load; not in CI.
+soak: progs
+	$(Q)SOAK_TIME=$(SOAK_TIME) $(srctree)/experiments/soak/run --build $(objtree)
 
 # The paper, from results/ (or RESULTS=...), with this build for any
 # experiment it has to run: papers/blitz/Makefile.
@@ -338,6 +343,7 @@ help:
 	@echo '  check      - build and run every test (Check summary at the end)'
 	@echo '  run        - run the default experiment (experiments/run-default)'
 	@echo '  bench      - run build/bin/sched-bench with its defaults'
+	@echo '  soak       - SOAK_TIME seconds of mixed load, checked for leaks (experiments/soak)'
 	@echo '  paper      - papers/blitz/blitz.pdf from results/ (RESULTS=dir... to choose; papers/blitz/Makefile)'
 	@echo '  tools      - build the libbpf tools (CONFIG_BPF_TOOLS)'
 	@echo '  fuzz       - build the tests/fuzz targets with libFuzzer (FUZZ_O) and run each FUZZ_TIME s'
@@ -360,6 +366,7 @@ help:
 	@echo '  EXTRA_LDFLAGS=...  added to every link'
 	@echo '  FUZZ_TIME=60       make fuzz: seconds per target'
 	@echo '  FUZZ_O=build-fuzz  make fuzz: its build directory'
+	@echo '  SOAK_TIME=600      seconds of load for make soak'
 	@echo '  KCONFIG_CONFIG=f   configuration file (default: .config, else configs/defconfig)'
 	@echo ''
 	@echo 'Source tree (core/ folders: one Kbuild each; docs/design.md):'
