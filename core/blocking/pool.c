@@ -340,6 +340,9 @@ int blitz_spawn_blocking(struct blitz_runtime *rt, struct blitz_blocking *job)
 {
 	struct blitz_waker none = { 0 };
 
+	rt = runtime_or_current(rt);
+	if (!rt || !job || !job->fn)
+		return -EINVAL;
 	return blocking_submit(pool_of(rt), job, none, true);
 }
 
@@ -420,8 +423,14 @@ void blocking_pool_shutdown(struct blocking_pool *pool)
 
 void blitz_blocking_stats(const struct blitz_runtime *rt, struct blitz_blocking_stats *out)
 {
-	struct blocking_pool *pool = pool_of((struct blitz_runtime *)rt);
+	struct blocking_pool *pool;
 
+	rt = runtime_or_current(rt);
+	if (!rt) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	pool = pool_of((struct blitz_runtime *)rt);
 	pthread_mutex_lock(&pool->lock);
 	out->threads = pool->threads;
 	out->idle = pool->idle;

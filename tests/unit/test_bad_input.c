@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_bad_input.c - every public function called with NULL, zero and
+ * out-of-range arguments (include/blitz.h, "Bad input"): the scheduler,
+ * configuration, time, sync and channel headers.  The I/O headers are in
+ * test_bad_input_io.c.  tests/scripts/bad-input.sh checks that every
+ * function include/ declares is named in one of the two files (or in its
+ * list of exceptions, with the reason).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <blitz.h>
+#include "suites.h"
+
+static struct blitz_runtime *one_worker(void)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = 1;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	return rt;
+}
+
+static enum blitz_poll ready(void *arg, struct blitz_cx *cx)
+{
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable ready_vt = BLITZ_TASK_VTABLE(ready, NULL);
+
+/* ---------------------------------------------------------------------- */
+/* config.h                                                                */
+
+START_TEST(backend_name_out_of_range_is_null)
+{
+	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)-1));
+	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)BLITZ_BACKEND_POLL + 1));
+	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)INT32_MAX));
+}
+END_TEST
+
+START_TEST(backend_parse_refuses_null_empty_unknown)
+{
+	enum blitz_io_backend b = BLITZ_BACKEND_EPOLL;
+
+	ck_assert_int_eq(blitz_backend_parse(NULL, &b), -EINVAL);
+	ck_assert_int_eq(blitz_backend_parse("", &b), -EINVAL);
+	ck_assert_int_eq(blitz_backend_parse("io_uringx", &b), -EINVAL);
+	ck_assert_int_eq(b, BLITZ_BACKEND_EPOLL);
+}
+END_TEST
+
+/* No room for the message (NULL, 0 or 1 byte): the error code alone. */
+START_TEST(config_from_env_without_room_for_err)
+{
+	struct blitz_config c;
+	char err[1] = { 'x' };
+
+	blitz_config_default(&c);
+	ck_assert_uint_ge(blitz_max_workers(), 1);
+	setenv("BLITZ_BACKEND", "nosuch", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, NULL, 0), -EINVAL);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, 1), -EINVAL);
+	ck_assert_int_eq(err[0], 0);
+	unsetenv("BLITZ_BACKEND");
+	setenv("BLITZ_WORKERS", "-1", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, NULL, 0), -EINVAL);
+	unsetenv("BLITZ_WORKERS");
+}
+END_TEST
+
+START_TEST(config_validate_refuses_each_out_of_range_field)
+{
+	struct blitz_config c;
+	char err[128];
+
+#define BAD(field, value) do {						\
+		blitz_config_default(&c);				\
+		c.field = (value);					\
+		ck_assert_int_eq(blitz_config_validate(&c, err, sizeof(err)), -EINVAL); \
+		ck_assert_int_eq(blitz_config_validate(&c, NULL, 0), -EINVAL); \
+		ck_assert_int_eq(blitz_config_validate(&c, err, 1), -EINVAL); \
+		ck_assert_str_eq(err, "");				\
+	} while (0)
+	BAD(workers, blitz_max_workers() + 1);
+	BAD(workers, UINT32_MAX);
+	BAD(budget, 0);
+	BAD(global_interval, BLITZ_MAX_GLOBAL_INTERVAL + 1);
+	BAD(steal, (enum blitz_steal_policy)2);
+	BAD(backend, (enum blitz_io_backend)-1);
+	BAD(wake, (enum blitz_wake_policy)7);
+	BAD(hist_sample, 3);
+	BAD(hist_sample, BLITZ_HIST_SAMPLE_MAX * 2);
+	BAD(blocking_idle_ms, BLITZ_BLOCKING_IDLE_MS_LIMIT + 1);
+	BAD(max_blocking_threads, BLITZ_BLOCKING_THREADS_LIMIT + 1);
+#undef BAD
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* runtime.h, task.h, stats.h, shutdown.h                                  */
+
+START_TEST(runtime_new_bad_config_is_einval)
+{
+	struct blitz_config c;
+
+	blitz_config_default(&c);
+	c.budget = 0;
+	errno = 0;
+	ck_assert_ptr_null(blitz_runtime_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+START_TEST(runtime_free_null_is_a_no_op)
+{
+	blitz_runtime_free(NULL);
+}
+END_TEST
+
+START_TEST(spawn_refuses_null_runtime_vtable_and_state)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct blitz_task_vtable no_poll = ready_vt;
+	int x = 0;
+
+	no_poll.poll = NULL;
+	/* NULL runtime: the calling task's; there is none here. */
+	errno = 0;
+	ck_assert_ptr_null(blitz_spawn(NULL, &ready_vt, NULL, 0));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(blitz_spawn_detached(NULL, &ready_vt, NULL, 0), -EINVAL);
+	ck_assert_int_eq(blitz_block_on(NULL, &ready_vt, NULL, 0), -EINVAL);
+	ck_assert_ptr_null(blitz_spawn(rt, NULL, NULL, 0));
+	ck_assert_int_eq(blitz_spawn_detached(rt, &no_poll, NULL, 0), -EINVAL);
+	ck_assert_int_eq(blitz_block_on(rt, NULL, NULL, 0), -EINVAL);
+	ck_assert_int_eq(blitz_block_on(rt, &ready_vt, NULL, sizeof(x)), -EINVAL);
+	/* Zero bytes of state: a task without state. */
+	ck_assert_int_eq(blitz_block_on(rt, &ready_vt, &x, 0), 0);
+	ck_assert_int_eq(blitz_block_on(rt, &ready_vt, NULL, 0), 0);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(spawn_of_a_state_over_4g_is_einval)
+{
+	struct blitz_runtime *rt = one_worker();
+	char x = 0;
+
+	errno = 0;
+	ck_assert_ptr_null(blitz_spawn(rt, &ready_vt, &x, SIZE_MAX));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(blitz_spawn_detached(rt, &ready_vt, &x, SIZE_MAX - 64), -EINVAL);
+	ck_assert_int_eq(blitz_block_on(rt, &ready_vt, &x, (size_t)UINT32_MAX + 1), -EINVAL);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(task_size_saturates)
+{
+	ck_assert_uint_gt(blitz_task_size(0), 0);
+	ck_assert_uint_eq(blitz_task_size(SIZE_MAX), SIZE_MAX);
+	ck_assert_uint_eq(blitz_task_size(SIZE_MAX - 1), SIZE_MAX);
+}
+END_TEST
+
+START_TEST(task_handle_null)
+{
+	ck_assert_int_eq(blitz_join(NULL), -EINVAL);
+	blitz_task_cancel(NULL);
+	blitz_task_release(NULL);
+}
+END_TEST
+
+/* A handle of a finished task: every query and a second cancel are defined. */
+START_TEST(task_handle_after_completion)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct blitz_task *t = blitz_spawn(rt, &ready_vt, NULL, 0);
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert(blitz_task_done(t));
+	ck_assert(!blitz_task_cancelled(t));
+	ck_assert_ptr_nonnull(blitz_task_state(t));
+	blitz_task_cancel(t);		/* too late: nothing changes */
+	blitz_task_cancel(t);
+	ck_assert(!blitz_task_cancelled(t));
+	blitz_task_release(t);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(runtime_queries_off_a_worker)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct blitz_worker_stats ws;
+	struct blitz_stats st;
+
+	ck_assert_ptr_null(blitz_current_runtime());
+	ck_assert_int_eq(blitz_current_worker(), -1);
+	ck_assert_uint_eq(blitz_runtime_workers(rt), 1);
+	ck_assert_ptr_nonnull(blitz_runtime_config(rt));
+	/* NULL: the current runtime, and off a worker there is none. */
+	ck_assert_uint_eq(blitz_runtime_workers(NULL), 0);
+	ck_assert_ptr_null(blitz_runtime_config(NULL));
+	memset(&st, 0xff, sizeof(st));
+	blitz_stats(NULL, &st);
+	ck_assert_uint_eq(st.total_spawned, 0);
+	ck_assert_uint_eq(st.num_workers, 0);
+	ck_assert_int_eq(blitz_worker_stats(rt, 1, &ws), -EINVAL);
+	ck_assert_int_eq(blitz_worker_stats(rt, UINT32_MAX, &ws), -EINVAL);
+	ck_assert_int_eq(blitz_worker_stats(NULL, 0, &ws), -EINVAL);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(shutdown_null_runtime)
+{
+	ck_assert_ptr_null(blitz_runtime_shutdown_token(NULL));
+	ck_assert_uint_eq(blitz_runtime_live_tasks(NULL), 0);
+	ck_assert_int_eq(blitz_runtime_drain(NULL, 0), -EINVAL);
+	ck_assert_int_eq(blitz_runtime_shutdown(NULL, 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(shutdown_zero_and_huge_timeouts)
+{
+	struct blitz_runtime *rt = one_worker();
+
+	ck_assert_int_eq(blitz_runtime_drain(rt, 0), 0);
+	ck_assert_int_eq(blitz_runtime_drain(rt, UINT64_MAX), 0);
+	ck_assert_int_eq(blitz_runtime_shutdown(rt, UINT64_MAX), 0);
+}
+END_TEST
+
+/* A test that must abort says so in one line on stderr: see abort_says(). */
+static void die_quietly(void)
+{
+	/* Check's fork mode reports the signal; keep the core out of it. */
+	signal(SIGABRT, SIG_DFL);
+}
+
+/* Run @fn in a child; it must abort (SIGABRT). */
+static void expect_abort(void (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		die_quietly();
+		freopen("/dev/null", "w", stderr);
+		fn();
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFSIGNALED(status));
+	ck_assert_int_eq(WTERMSIG(status), SIGABRT);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The cx-only calls and the vtable's schedule functions, from a task       */
+
+struct in_task {
+	int step;
+	int worker;
+	struct blitz_runtime *rt;
+};
+
+static enum blitz_poll cx_calls(void *arg, struct blitz_cx *cx)
+{
+	struct in_task *s = arg;
+	struct blitz_waker w;
+
+	if (s->step++ == 0) {
+		/* Shields nest; the same number of exits leaves none held. */
+		for (int i = 0; i < 255; i++)
+			blitz_shield_enter(cx);
+		for (int i = 0; i < 255; i++)
+			blitz_shield_exit(cx);
+		s->worker = blitz_cx_worker(cx);
+		s->rt = blitz_cx_runtime(cx);
+		w = blitz_cx_waker(cx);
+		blitz_waker_drop(&w);
+		blitz_yield_now(cx);
+		return BLITZ_PENDING;
+	}
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable cx_calls_vt = BLITZ_TASK_VTABLE(cx_calls, NULL);
+
+START_TEST(cx_calls_are_defined_at_their_limits)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct in_task s = { 0 };
+
+	ck_assert_int_eq(blitz_block_on(rt, &cx_calls_vt, &s, sizeof(s)), 0);
+	ck_assert_int_eq(s.step, 2);
+	ck_assert_int_eq(s.worker, 0);
+	ck_assert_ptr_eq(s.rt, rt);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+static enum blitz_poll shield_too_deep(void *arg, struct blitz_cx *cx)
+{
+	for (int i = 0; i < 256; i++)
+		blitz_shield_enter(cx);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable shield_too_deep_vt = BLITZ_TASK_VTABLE(shield_too_deep, NULL);
+
+static void nest_256_shields(void)
+{
+	struct blitz_runtime *rt = one_worker();
+
+	blitz_block_on(rt, &shield_too_deep_vt, NULL, 0);
+}
+
+START_TEST(shield_256_deep_aborts)
+{
+	expect_abort(nest_256_shields);
+}
+END_TEST
+
+/* A shield exit with none held leaves the count at zero. */
+static enum blitz_poll shield_exit_unheld(void *arg, struct blitz_cx *cx)
+{
+	blitz_shield_exit(cx);
+	blitz_shield_exit(cx);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable shield_exit_unheld_vt = BLITZ_TASK_VTABLE(shield_exit_unheld, NULL);
+
+START_TEST(shield_exit_without_enter_is_a_no_op)
+{
+	struct blitz_runtime *rt = one_worker();
+
+	ck_assert_int_eq(blitz_block_on(rt, &shield_exit_unheld_vt, NULL, 0), 0);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* blitz_join from a worker: -EDEADLK; blitz_join_poll on a done task: READY. */
+struct join_in_task {
+	struct blitz_task *other;
+	int join_rc;
+	enum blitz_poll joined;
+};
+
+static enum blitz_poll join_from_worker(void *arg, struct blitz_cx *cx)
+{
+	struct join_in_task *s = arg;
+
+	s->join_rc = blitz_join(s->other);
+	s->joined = blitz_join_poll(s->other, cx);
+	return s->joined;
+}
+static const struct blitz_task_vtable join_from_worker_vt = BLITZ_TASK_VTABLE(join_from_worker, NULL);
+
+START_TEST(join_from_a_worker_is_edeadlk)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct join_in_task s = { .other = blitz_spawn(rt, &ready_vt, NULL, 0) };
+
+	ck_assert_int_eq(blitz_join(s.other), 0);
+	ck_assert_int_eq(blitz_block_on(rt, &join_from_worker_vt, &s, sizeof(s)), 0);
+	ck_assert_int_eq(s.join_rc, -EDEADLK);
+	ck_assert_int_eq(s.joined, BLITZ_READY);
+	blitz_task_release(s.other);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * blitz_task_schedule and blitz_task_reschedule are the runtime's (the
+ * vtable's schedule and reschedule, BLITZ_TASK_VTABLE); a task whose
+ * vtable names them directly, as here, runs like any other.
+ */
+static const struct blitz_task_vtable explicit_vt = {
+	.poll = cx_calls, .drop = NULL,
+	.schedule = blitz_task_schedule, .reschedule = blitz_task_reschedule,
+};
+
+START_TEST(explicit_schedule_functions)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct in_task s = { 0 };
+
+	ck_assert_int_eq(blitz_block_on(rt, &explicit_vt, &s, sizeof(s)), 0);
+	ck_assert_int_eq(s.step, 2);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+Suite *bad_input_suite(void);
+Suite *bad_input_suite(void)
+{
+	Suite *s = suite_create("bad_input");
+	TCase *tc = TCASE("config", 10);
+
+	tcase_add_test(tc, backend_name_out_of_range_is_null);
+	tcase_add_test(tc, backend_parse_refuses_null_empty_unknown);
+	tcase_add_test(tc, config_from_env_without_room_for_err);
+	tcase_add_test(tc, config_validate_refuses_each_out_of_range_field);
+	suite_add_tcase(s, tc);
+	tc = TCASE("runtime", 30);
+	tcase_add_test(tc, runtime_new_bad_config_is_einval);
+	tcase_add_test(tc, runtime_free_null_is_a_no_op);
+	tcase_add_test(tc, spawn_refuses_null_runtime_vtable_and_state);
+	tcase_add_test(tc, spawn_of_a_state_over_4g_is_einval);
+	tcase_add_test(tc, task_size_saturates);
+	tcase_add_test(tc, task_handle_null);
+	tcase_add_test(tc, task_handle_after_completion);
+	tcase_add_test(tc, runtime_queries_off_a_worker);
+	tcase_add_test(tc, shutdown_null_runtime);
+	tcase_add_test(tc, shutdown_zero_and_huge_timeouts);
+	tcase_add_test(tc, cx_calls_are_defined_at_their_limits);
+	tcase_add_test(tc, shield_256_deep_aborts);
+	tcase_add_test(tc, shield_exit_without_enter_is_a_no_op);
+	tcase_add_test(tc, join_from_a_worker_is_edeadlk);
+	tcase_add_test(tc, explicit_schedule_functions);
+	suite_add_tcase(s, tc);
+	return s;
+}
+BLITZ_SUITE("bad_input", bad_input_suite)
