@@ -34,8 +34,9 @@
 
 void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum probe_sync_kind kind)
 {
+	/* More than the word holds is the most it holds (blitz/sync.h). */
 	if (permits > BLITZ_SEMAPHORE_MAX_PERMITS)
-		abort();
+		permits = BLITZ_SEMAPHORE_MAX_PERMITS;
 	wq_init(&s->q, kind);
 	atomic_init(PERMITS(s), permits);
 }
@@ -105,14 +106,15 @@ static uint32_t take_available(struct blitz_semaphore *s, uint32_t n)
 	return take;
 }
 
-/* add_checked - @cur's count plus @n, WAITERS clear; aborts past the maximum. */
+/*
+ * add_checked - @cur's count plus @n, WAITERS clear; saturates at the
+ * maximum (a release of more than was ever acquired: blitz/sync.h).
+ */
 static uint32_t add_checked(uint32_t cur, uint32_t n)
 {
 	uint64_t sum = (uint64_t)(cur & ~WAITERS) + n;
 
-	if (sum > BLITZ_SEMAPHORE_MAX_PERMITS)
-		abort();	/* released more than was ever acquired */
-	return (uint32_t)sum;
+	return sum > BLITZ_SEMAPHORE_MAX_PERMITS ? BLITZ_SEMAPHORE_MAX_PERMITS : (uint32_t)sum;
 }
 
 /*

@@ -44,6 +44,9 @@ extern const char *const test_backend_names[TEST_BACKENDS];
 /* A 2-worker runtime on backend @i (it may fall back: NEED_BACKEND). */
 struct blitz_runtime *test_runtime_on(int i);
 
+/* Poll @fn(@arg, cx) in a task of @rt until it returns BLITZ_READY. */
+void test_run_poll(struct blitz_runtime *rt, blitz_poll_fn fn, void *arg);
+
 /* Skip, freeing @rt, when backend @i is not what @rt got here. */
 #define NEED_BACKEND(rt, i) do {					\
 		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) { \

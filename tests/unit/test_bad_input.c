@@ -402,6 +402,265 @@ START_TEST(explicit_schedule_functions)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* sync.h                                                                  */
+
+START_TEST(semaphore_counts_saturate)
+{
+	struct blitz_semaphore s;
+
+	blitz_semaphore_init(&s, UINT32_MAX);
+	ck_assert_uint_eq(blitz_semaphore_available(&s), BLITZ_SEMAPHORE_MAX_PERMITS);
+	blitz_semaphore_release(&s, UINT32_MAX);
+	ck_assert_uint_eq(blitz_semaphore_available(&s), BLITZ_SEMAPHORE_MAX_PERMITS);
+	ck_assert(!blitz_semaphore_try_acquire(&s, UINT32_MAX));
+	blitz_semaphore_init(&s, 0);
+	ck_assert(blitz_semaphore_try_acquire(&s, 0));
+	ck_assert(!blitz_semaphore_try_acquire(&s, 1));
+	blitz_semaphore_release(&s, 0);
+	ck_assert_uint_eq(blitz_semaphore_available(&s), 0);
+	ck_assert_uint_eq(blitz_semaphore_queued(&s), 0);
+}
+END_TEST
+
+/* Each waiter_cancel on an idle waiter, and each acquire of zero. */
+struct idle_waiters {
+	struct blitz_semaphore sem;
+	struct blitz_mutex m;
+	struct blitz_rwlock l;
+	struct blitz_barrier b;
+	struct blitz_notify n;
+	struct blitz_oncecell c;
+	struct blitz_cancel_token t;
+	struct blitz_waiter w;
+	bool leader;
+};
+
+static enum blitz_poll zero_and_idle(void *arg, struct blitz_cx *cx)
+{
+	struct idle_waiters *s = arg;
+
+	/* Zero permits: ready at once, nothing taken, w left idle. */
+	ck_assert_int_eq(blitz_semaphore_acquire_poll(&s->sem, &s->w, 0, cx), BLITZ_READY);
+	blitz_semaphore_waiter_cancel(&s->sem, &s->w);
+	blitz_mutex_waiter_cancel(&s->m, &s->w);
+	blitz_rwlock_waiter_cancel(&s->l, &s->w);
+	blitz_barrier_waiter_cancel(&s->b, &s->w);
+	blitz_notify_waiter_cancel(&s->n, &s->w);
+	blitz_oncecell_waiter_cancel(&s->c, &s->w);
+	blitz_cancel_token_waiter_cancel(&s->t, &s->w);
+	/* A barrier of 0 is a barrier of 1: every arrival leads. */
+	ck_assert_int_eq(blitz_barrier_wait_poll(&s->b, &s->w, cx, &s->leader), BLITZ_READY);
+	ck_assert(s->leader);
+	return BLITZ_READY;
+}
+
+START_TEST(idle_waiter_cancels_and_zero_counts)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct idle_waiters s = { 0 };
+
+	blitz_semaphore_init(&s.sem, 1);
+	blitz_mutex_init(&s.m);
+	blitz_rwlock_init(&s.l);
+	blitz_barrier_init(&s.b, 0);
+	blitz_notify_init(&s.n);
+	blitz_oncecell_init(&s.c);
+	blitz_cancel_token_init(&s.t);
+	test_run_poll(rt, zero_and_idle, &s);
+	ck_assert_uint_eq(blitz_semaphore_available(&s.sem), 1);
+	ck_assert_uint_eq(blitz_barrier_generation(&s.b), 1);
+	ck_assert(blitz_barrier_try_wait(&s.b));
+	ck_assert_uint_eq(blitz_barrier_queued(&s.b), 0);
+	blitz_cancel_token_destroy(&s.t);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(unlock_of_a_lock_not_held_is_a_no_op)
+{
+	struct blitz_mutex m;
+	struct blitz_rwlock l;
+
+	blitz_mutex_init(&m);
+	blitz_mutex_unlock(&m);
+	blitz_mutex_unlock(&m);
+	ck_assert(blitz_mutex_try_lock(&m));
+	ck_assert(!blitz_mutex_try_lock(&m));	/* one holder only */
+	ck_assert(blitz_mutex_is_locked(&m));
+	blitz_mutex_unlock(&m);
+	ck_assert(!blitz_mutex_is_locked(&m));
+	ck_assert_uint_eq(blitz_mutex_queued(&m), 0);
+
+	blitz_rwlock_init(&l);
+	blitz_rwlock_read_unlock(&l);
+	blitz_rwlock_write_unlock(&l);
+	ck_assert(blitz_rwlock_try_write(&l));
+	ck_assert(!blitz_rwlock_try_read(&l));
+	blitz_rwlock_write_unlock(&l);
+	ck_assert(blitz_rwlock_try_read(&l));
+	blitz_rwlock_write_unlock(&l);		/* a reader holds it, not a writer */
+	ck_assert(!blitz_rwlock_try_write(&l));
+	blitz_rwlock_read_unlock(&l);
+	ck_assert(blitz_rwlock_try_write(&l));
+	ck_assert_uint_eq(blitz_rwlock_queued(&l), 0);
+}
+END_TEST
+
+START_TEST(notify_and_oncecell_with_nobody_waiting)
+{
+	struct blitz_notify n;
+	struct blitz_oncecell c;
+	int x;
+
+	blitz_notify_init(&n);
+	blitz_notify_waiters(&n);		/* nobody waits: nothing is stored */
+	ck_assert(!blitz_notify_try_notified(&n));
+	blitz_notify_one(&n);			/* stored for the next waiter */
+	blitz_notify_one(&n);			/* at most one is stored */
+	ck_assert(blitz_notify_try_notified(&n));
+	ck_assert(!blitz_notify_try_notified(&n));
+	ck_assert_uint_eq(blitz_notify_queued(&n), 0);
+
+	blitz_oncecell_init(&c);
+	ck_assert_int_eq(blitz_oncecell_state(&c), BLITZ_ONCECELL_UNINITIALIZED);
+	ck_assert_int_eq(blitz_oncecell_try_set(&c, NULL), 0);	/* NULL is a value */
+	ck_assert_int_eq(blitz_oncecell_try_set(&c, &x), -EEXIST);
+	ck_assert_int_eq(blitz_oncecell_state(&c), BLITZ_ONCECELL_INITIALIZED);
+	ck_assert_uint_eq(blitz_oncecell_queued(&c), 0);
+}
+END_TEST
+
+/* An initialized cell never calls @init: NULL is fine there. */
+struct cell_state {
+	struct blitz_oncecell c;
+	struct blitz_waiter w;
+	void *value;
+};
+
+static enum blitz_poll get_set_cell(void *arg, struct blitz_cx *cx)
+{
+	struct cell_state *s = arg;
+
+	return blitz_oncecell_get_or_init_poll(&s->c, &s->w, cx, NULL, NULL, &s->value);
+}
+
+START_TEST(oncecell_get_of_a_set_cell_needs_no_init)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct cell_state s = { 0 };
+	int x;
+
+	blitz_oncecell_init(&s.c);
+	ck_assert_int_eq(blitz_oncecell_try_set(&s.c, &x), 0);
+	test_run_poll(rt, get_set_cell, &s);
+	ck_assert_ptr_eq(s.value, &x);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(cancel_token_twice_and_child_of_a_cancelled_parent)
+{
+	struct blitz_cancel_token p, c;
+
+	blitz_cancel_token_init(&p);
+	blitz_cancel_token_cancel(&p);
+	blitz_cancel_token_cancel(&p);		/* idempotent */
+	ck_assert(blitz_cancel_token_is_cancelled(&p));
+	blitz_cancel_token_init_child(&c, &p);	/* starts cancelled */
+	ck_assert(blitz_cancel_token_is_cancelled(&c));
+	ck_assert_uint_eq(blitz_cancel_token_queued(&c), 0);
+	blitz_cancel_token_destroy(&c);
+	blitz_cancel_token_destroy(&p);
+}
+END_TEST
+
+struct token_wait {
+	struct blitz_cancel_token *t;
+	struct blitz_waiter w;
+};
+
+static enum blitz_poll wait_cancelled(void *arg, struct blitz_cx *cx)
+{
+	struct token_wait *s = arg;
+
+	return blitz_cancel_token_cancelled_poll(s->t, &s->w, cx);
+}
+
+static enum blitz_poll wait_token_task(void *arg, struct blitz_cx *cx)
+{
+	return wait_cancelled(arg, cx);
+}
+static const struct blitz_task_vtable wait_token_vt = BLITZ_TASK_VTABLE(wait_token_task, NULL);
+
+/* A drain with no deadline (UINT64_MAX) waits for the tasks, not a wrapped clock. */
+START_TEST(drain_without_deadline_waits_for_the_tasks)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct token_wait s = { .t = blitz_runtime_shutdown_token(rt) };
+
+	/* A detached task that ends when the drain cancels the token. */
+	ck_assert_ptr_nonnull(s.t);
+	ck_assert_int_eq(blitz_spawn_detached(rt, &wait_token_vt, &s, sizeof(s)), 0);
+	ck_assert_int_eq(blitz_runtime_drain(rt, UINT64_MAX), 0);
+	ck_assert_uint_eq(blitz_runtime_live_tasks(rt), 0);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* oneshot.h                                                               */
+
+START_TEST(oneshot_send_twice_close_twice)
+{
+	struct blitz_oneshot ch;
+	uint64_t v = 0;
+	int err = 1;
+
+	blitz_oneshot_init(&ch);
+	ck_assert_int_eq(blitz_oneshot_try_recv(&ch, &v, &err), BLITZ_PENDING);
+	blitz_oneshot_recv_cancel(&ch);		/* no receive pending: nothing */
+	ck_assert_int_eq(blitz_oneshot_send(&ch, 7), 0);
+	ck_assert_int_eq(blitz_oneshot_send(&ch, 8), -EPIPE);
+	blitz_oneshot_close(&ch);		/* after a send: the value stays */
+	ck_assert_int_eq(blitz_oneshot_try_recv(&ch, &v, &err), BLITZ_READY);
+	ck_assert_uint_eq(v, 7);
+	ck_assert_int_eq(err, 0);
+	blitz_oneshot_init(&ch);
+	blitz_oneshot_close(&ch);
+	blitz_oneshot_close(&ch);
+	ck_assert_int_eq(blitz_oneshot_send(&ch, 9), -EPIPE);
+	ck_assert_int_eq(blitz_oneshot_try_recv(&ch, &v, &err), BLITZ_READY);
+	ck_assert_int_eq(err, -EPIPE);
+}
+END_TEST
+
+struct oneshot_recv {
+	struct blitz_oneshot ch;
+	uint64_t v;
+	int err;
+};
+
+static enum blitz_poll recv_closed(void *arg, struct blitz_cx *cx)
+{
+	struct oneshot_recv *s = arg;
+
+	return blitz_oneshot_recv_poll(&s->ch, cx, &s->v, &s->err);
+}
+
+START_TEST(oneshot_recv_of_a_closed_channel)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct oneshot_recv s = { .err = 1 };
+
+	blitz_oneshot_init(&s.ch);
+	blitz_oneshot_close(&s.ch);
+	test_run_poll(rt, recv_closed, &s);
+	ck_assert_int_eq(s.err, -EPIPE);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 Suite *bad_input_suite(void);
 Suite *bad_input_suite(void)
 {
@@ -429,6 +688,17 @@ Suite *bad_input_suite(void)
 	tcase_add_test(tc, shield_exit_without_enter_is_a_no_op);
 	tcase_add_test(tc, join_from_a_worker_is_edeadlk);
 	tcase_add_test(tc, explicit_schedule_functions);
+	tcase_add_test(tc, drain_without_deadline_waits_for_the_tasks);
+	suite_add_tcase(s, tc);
+	tc = TCASE("sync", 10);
+	tcase_add_test(tc, semaphore_counts_saturate);
+	tcase_add_test(tc, idle_waiter_cancels_and_zero_counts);
+	tcase_add_test(tc, unlock_of_a_lock_not_held_is_a_no_op);
+	tcase_add_test(tc, notify_and_oncecell_with_nobody_waiting);
+	tcase_add_test(tc, oncecell_get_of_a_set_cell_needs_no_init);
+	tcase_add_test(tc, cancel_token_twice_and_child_of_a_cancelled_parent);
+	tcase_add_test(tc, oneshot_send_twice_close_twice);
+	tcase_add_test(tc, oneshot_recv_of_a_closed_channel);
 	suite_add_tcase(s, tc);
 	return s;
 }
