@@ -661,6 +661,246 @@ START_TEST(oneshot_recv_of_a_closed_channel)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* channel.h                                                               */
+
+START_TEST(channel_geometry_out_of_range)
+{
+	struct blitz_channel ch;
+	struct blitz_broadcast bc;
+	struct blitz_watch wt;
+	uint64_t storage[64];
+	const size_t bad[][2] = {
+		{ 0, 8 }, { 3, 8 }, { (size_t)1 << 32, 8 }, { SIZE_MAX, 8 },
+		{ 4, 0 }, { 4, ((size_t)1 << 20) + 1 }, { 4, SIZE_MAX },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t cap = bad[i][0], elem = bad[i][1];
+
+		ck_assert_uint_eq(blitz_channel_storage_size(cap, elem), 0);
+		ck_assert_uint_eq(blitz_broadcast_storage_size(cap, elem), 0);
+		ck_assert_int_eq(blitz_channel_init(&ch, cap, elem), -EINVAL);
+		ck_assert_int_eq(blitz_broadcast_init(&bc, cap, elem), -EINVAL);
+		ck_assert_int_eq(blitz_channel_init_storage(&ch, storage, cap, elem), -EINVAL);
+		ck_assert_int_eq(blitz_broadcast_init_storage(&bc, storage, cap, elem), -EINVAL);
+	}
+	ck_assert_uint_eq(blitz_watch_storage_size(0), 0);
+	ck_assert_uint_eq(blitz_watch_storage_size(SIZE_MAX), 0);
+	ck_assert_int_eq(blitz_watch_init(&wt, 0, NULL), -EINVAL);
+	ck_assert_int_eq(blitz_watch_init(&wt, ((size_t)1 << 20) + 1, NULL), -EINVAL);
+	ck_assert_int_eq(blitz_watch_init_storage(&wt, storage, 0, NULL), -EINVAL);
+	/* Storage: NULL or not 8-byte aligned. */
+	ck_assert_int_eq(blitz_channel_init_storage(&ch, NULL, 4, 8), -EINVAL);
+	ck_assert_int_eq(blitz_channel_init_storage(&ch, (char *)storage + 1, 4, 8), -EINVAL);
+	ck_assert_int_eq(blitz_broadcast_init_storage(&bc, NULL, 4, 8), -EINVAL);
+	ck_assert_int_eq(blitz_broadcast_init_storage(&bc, (char *)storage + 4, 4, 8), -EINVAL);
+	ck_assert_int_eq(blitz_watch_init_storage(&wt, NULL, 8, NULL), -EINVAL);
+	ck_assert_int_eq(blitz_watch_init_storage(&wt, (char *)storage + 2, 8, NULL), -EINVAL);
+}
+END_TEST
+
+/* Closed twice, used after the close, destroyed: each defined. */
+START_TEST(channels_closed_twice_and_used_after)
+{
+	struct blitz_channel ch;
+	struct blitz_broadcast bc;
+	struct blitz_broadcast_rx brx;
+	struct blitz_watch wt;
+	struct blitz_watch_rx wrx;
+	struct blitz_chan_stats st;
+	uint64_t v = 1, missed = 0;
+
+	ck_assert_int_eq(blitz_channel_init(&ch, 1, sizeof(v)), 0);
+	ck_assert_int_eq(blitz_channel_try_recv(&ch, &v), -EAGAIN);
+	ck_assert_int_eq(blitz_channel_try_send(&ch, &v), 0);
+	ck_assert_int_eq(blitz_channel_try_send(&ch, &v), -EAGAIN);
+	blitz_channel_close(&ch);
+	blitz_channel_close(&ch);
+	ck_assert(blitz_channel_is_closed(&ch));
+	ck_assert_int_eq(blitz_channel_try_send(&ch, &v), -EPIPE);
+	ck_assert_uint_eq(blitz_channel_len(&ch), 1);
+	ck_assert_uint_eq(blitz_channel_capacity(&ch), 1);
+	ck_assert_int_eq(blitz_channel_try_recv(&ch, &v), 0);
+	ck_assert_int_eq(blitz_channel_try_recv(&ch, &v), -EPIPE);
+	blitz_chan_waitlist_stats(&ch.receivers, &st);
+	ck_assert_uint_eq(st.waits + st.queued, 0);
+	blitz_channel_destroy(&ch);
+
+	ck_assert_int_eq(blitz_broadcast_init(&bc, 1, sizeof(v)), 0);
+	ck_assert_int_eq(blitz_broadcast_send(&bc, &v), 0);	/* nobody subscribed: dropped */
+	blitz_broadcast_subscribe(&bc, &brx);
+	ck_assert_uint_eq(blitz_broadcast_receivers(&bc), 1);
+	ck_assert_int_eq(blitz_broadcast_try_recv(&brx, &v, &missed), -EAGAIN);
+	ck_assert_int_eq(blitz_broadcast_send(&bc, &v), 0);
+	ck_assert_int_eq(blitz_broadcast_send(&bc, &v), 0);	/* laps the receiver */
+	ck_assert_int_eq(blitz_broadcast_try_recv(&brx, &v, &missed), -EOVERFLOW);
+	ck_assert_uint_eq(missed, 1);
+	blitz_broadcast_close(&bc);
+	blitz_broadcast_close(&bc);
+	ck_assert_int_eq(blitz_broadcast_send(&bc, &v), -EPIPE);
+	ck_assert_int_eq(blitz_broadcast_try_recv(&brx, &v, &missed), 0);
+	ck_assert_int_eq(blitz_broadcast_try_recv(&brx, &v, &missed), -EPIPE);
+	blitz_broadcast_unsubscribe(&brx);
+	ck_assert_uint_eq(blitz_broadcast_receivers(&bc), 0);
+	blitz_broadcast_destroy(&bc);
+
+	/* A watch of NULL initial value holds zeroes; NULL out reads the generation. */
+	ck_assert_int_eq(blitz_watch_init(&wt, sizeof(v), NULL), 0);
+	ck_assert_uint_eq(blitz_watch_read(&wt, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	blitz_watch_subscribe(&wt, &wrx);
+	ck_assert_int_eq(blitz_watch_try_changed(&wrx, NULL), -EAGAIN);
+	ck_assert_int_eq(blitz_watch_send(&wt, &v), 0);
+	ck_assert_uint_eq(blitz_watch_read(&wt, NULL), 1);
+	ck_assert_int_eq(blitz_watch_try_changed(&wrx, NULL), 0);
+	blitz_watch_close(&wt);
+	blitz_watch_close(&wt);
+	ck_assert_int_eq(blitz_watch_send(&wt, &v), -EPIPE);
+	ck_assert_int_eq(blitz_watch_try_changed(&wrx, NULL), -EPIPE);
+	blitz_watch_destroy(&wt);
+}
+END_TEST
+
+/* Waiters cancelled while idle; zero-length and odd combinator arrays. */
+struct combos {
+	struct blitz_channel ch;
+	struct blitz_broadcast bc;
+	struct blitz_broadcast_rx brx;
+	struct blitz_watch wt;
+	struct blitz_watch_rx wrx;
+	struct blitz_chan_waiter w;
+	struct blitz_select_branch br[1];
+	struct blitz_task *tasks[2];
+	size_t index, winner, none_winner;
+	uint64_t v, missed;
+	int err[3];
+	int step;
+};
+
+static enum blitz_poll combos_poll(void *arg, struct blitz_cx *cx)
+{
+	struct combos *s = arg;
+
+	blitz_chan_waiter_init(&s->w);
+	blitz_chan_waiter_cancel(&s->w);
+	/* Closed: every receive is ready at once with -EPIPE, w stays idle. */
+	ck_assert_int_eq(blitz_channel_send_poll(&s->ch, &s->w, cx, &s->v, &s->err[0]), BLITZ_READY);
+	ck_assert_int_eq(blitz_channel_recv_poll(&s->ch, &s->w, cx, &s->v, &s->err[0]), BLITZ_READY);
+	ck_assert_int_eq(blitz_broadcast_recv_poll(&s->brx, &s->w, cx, &s->v, &s->missed, &s->err[1]),
+			 BLITZ_READY);
+	ck_assert_int_eq(blitz_watch_changed_poll(&s->wrx, &s->w, cx, NULL, &s->err[2]), BLITZ_READY);
+	ck_assert_int_eq(blitz_select_poll(s->br, 0, cx, &s->index), BLITZ_READY);
+	ck_assert_uint_eq(s->index, 0);
+	blitz_select_cancel(s->br, 0);
+	/* A branch of an unknown kind wins with -EINVAL. */
+	s->br[0].kind = 99;
+	ck_assert_int_eq(blitz_select_poll(s->br, 1, cx, &s->index), BLITZ_READY);
+	ck_assert_int_eq(s->br[0].err, -EINVAL);
+	ck_assert_int_eq(blitz_join_all_poll(NULL, 0, cx), BLITZ_READY);
+	blitz_join_all_cancel(NULL, 0);
+	ck_assert_int_eq(blitz_race_poll(NULL, 0, cx, &s->winner), BLITZ_READY);
+	ck_assert_uint_eq(s->winner, 0);
+	blitz_race_cancel(NULL, 0);
+	ck_assert_int_eq(blitz_join_tasks_poll(s->tasks, 2, cx), BLITZ_READY);
+	ck_assert_int_eq(blitz_race_tasks_poll(s->tasks, 2, cx, &s->none_winner), BLITZ_READY);
+	blitz_race_tasks_cancel(s->tasks, 2);
+	return BLITZ_READY;
+}
+
+START_TEST(closed_receives_and_empty_combinators)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct combos *s = calloc(1, sizeof(*s));
+
+	ck_assert_int_eq(blitz_channel_init(&s->ch, 2, sizeof(s->v)), 0);
+	ck_assert_int_eq(blitz_broadcast_init(&s->bc, 2, sizeof(s->v)), 0);
+	ck_assert_int_eq(blitz_watch_init(&s->wt, sizeof(s->v), NULL), 0);
+	blitz_broadcast_subscribe(&s->bc, &s->brx);
+	blitz_watch_subscribe(&s->wt, &s->wrx);
+	blitz_channel_close(&s->ch);
+	blitz_broadcast_close(&s->bc);
+	blitz_watch_close(&s->wt);
+	s->none_winner = 7;
+	test_run_poll(rt, combos_poll, s);
+	ck_assert_int_eq(s->err[0], -EPIPE);
+	ck_assert_int_eq(s->err[1], -EPIPE);
+	ck_assert_int_eq(s->err[2], -EPIPE);
+	ck_assert_uint_eq(s->none_winner, 2);
+	blitz_broadcast_unsubscribe(&s->brx);
+	blitz_channel_destroy(&s->ch);
+	blitz_broadcast_destroy(&s->bc);
+	blitz_watch_destroy(&s->wt);
+	blitz_runtime_free(rt);
+	free(s);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* time.h                                                                  */
+
+struct timers {
+	struct blitz_sleep zero, past, never;
+	struct blitz_timeout to_zero, to_never;
+	struct blitz_interval iv;
+	int step;
+};
+
+static enum blitz_poll timers_poll(void *arg, struct blitz_cx *cx)
+{
+	struct timers *s = arg;
+
+	switch (s->step) {
+	case 0:
+		/* A zero duration and a deadline in the past: ready at once. */
+		blitz_sleep_init(&s->zero, 0);
+		ck_assert_int_eq(blitz_sleep_poll(&s->zero, cx), BLITZ_READY);
+		blitz_sleep_until_init(&s->past, 0);
+		ck_assert_int_eq(blitz_sleep_poll(&s->past, cx), BLITZ_READY);
+		/* The farthest deadline: registered (pending), then cancelled. */
+		blitz_sleep_init(&s->never, UINT64_MAX);
+		ck_assert_uint_eq(blitz_sleep_deadline(&s->never), UINT64_MAX);
+		ck_assert_int_eq(blitz_sleep_poll(&s->never, cx), BLITZ_PENDING);
+		blitz_sleep_cancel(&s->never);
+		blitz_sleep_cancel(&s->never);		/* twice: nothing */
+		blitz_sleep_cancel(&s->zero);		/* fired: nothing */
+		/* Reset to the past: ready at once. */
+		blitz_sleep_reset(&s->never, 0);
+		ck_assert_int_eq(blitz_sleep_poll(&s->never, cx), BLITZ_READY);
+		/* A limit of zero on an inner that is ready: the inner wins. */
+		blitz_timeout_init(&s->to_zero, 0);
+		ck_assert_int_eq(blitz_timeout_poll(&s->to_zero, ready, NULL, cx), BLITZ_READY);
+		ck_assert_int_eq(s->to_zero.timed_out, 0);
+		blitz_timeout_until_init(&s->to_never, UINT64_MAX);
+		blitz_timeout_cancel(&s->to_never);	/* never polled: nothing */
+		/* A period of 0 is 1 ns; the first tick is at once. */
+		blitz_interval_init(&s->iv, 0);
+		ck_assert_uint_eq(s->iv.period_ns, 1);
+		ck_assert_int_eq(blitz_interval_tick_poll(&s->iv, cx), BLITZ_READY);
+		blitz_interval_cancel(&s->iv);
+		blitz_interval_init(&s->iv, UINT64_MAX);
+		ck_assert_int_eq(blitz_interval_tick_poll(&s->iv, cx), BLITZ_READY);
+		ck_assert_int_eq(blitz_interval_tick_poll(&s->iv, cx), BLITZ_PENDING);
+		blitz_interval_cancel(&s->iv);
+		blitz_interval_cancel(&s->iv);
+		s->step = 1;
+		blitz_yield_now(cx);
+		return BLITZ_PENDING;
+	}
+	ck_assert_uint_gt(blitz_now_ns(), 0);
+	return BLITZ_READY;
+}
+
+START_TEST(timers_at_zero_and_at_the_clocks_end)
+{
+	struct blitz_runtime *rt = one_worker();
+	struct timers s = { 0 };
+
+	test_run_poll(rt, timers_poll, &s);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 Suite *bad_input_suite(void);
 Suite *bad_input_suite(void)
 {
@@ -699,6 +939,14 @@ Suite *bad_input_suite(void)
 	tcase_add_test(tc, cancel_token_twice_and_child_of_a_cancelled_parent);
 	tcase_add_test(tc, oneshot_send_twice_close_twice);
 	tcase_add_test(tc, oneshot_recv_of_a_closed_channel);
+	suite_add_tcase(s, tc);
+	tc = TCASE("channel", 10);
+	tcase_add_test(tc, channel_geometry_out_of_range);
+	tcase_add_test(tc, channels_closed_twice_and_used_after);
+	tcase_add_test(tc, closed_receives_and_empty_combinators);
+	suite_add_tcase(s, tc);
+	tc = TCASE("time", 10);
+	tcase_add_test(tc, timers_at_zero_and_at_the_clocks_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
