@@ -30,7 +30,7 @@ void blitz_mutex_unlock(struct blitz_mutex *m)
 	 * would let two tasks hold it.  Only the holder releases, so a
 	 * locked mutex reads 0 here whatever others do meanwhile.
 	 */
-	if (blitz_semaphore_available(&m->sem))
+	if (sem_available(&m->sem))
 		return;
 	blitz_semaphore_release(&m->sem, 1);
 }

@@ -52,14 +52,14 @@ enum blitz_poll blitz_rwlock_write_poll(struct blitz_rwlock *l, struct blitz_wai
  */
 void blitz_rwlock_read_unlock(struct blitz_rwlock *l)
 {
-	if (blitz_semaphore_available(&l->sem) == MAX)
+	if (sem_available(&l->sem) == MAX)
 		return;
 	blitz_semaphore_release(&l->sem, 1);
 }
 
 void blitz_rwlock_write_unlock(struct blitz_rwlock *l)
 {
-	if (blitz_semaphore_available(&l->sem))
+	if (sem_available(&l->sem))
 		return;
 	blitz_semaphore_release(&l->sem, MAX);
 }

@@ -29,9 +29,6 @@
 #include <stdlib.h>
 #include "semaphore.h"
 
-#define PERMITS(s) ((_Atomic uint32_t *)&(s)->permits)
-#define WAITERS (1u << 31)	/* in the permits word: the queue is not empty */
-
 void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum probe_sync_kind kind)
 {
 	/* More than the word holds is the most it holds (blitz/sync.h). */
@@ -48,9 +45,7 @@ void blitz_semaphore_init(struct blitz_semaphore *s, uint32_t permits)
 
 uint32_t blitz_semaphore_available(const struct blitz_semaphore *s)
 {
-	/* Relaxed: a snapshot. */
-	return atomic_load_explicit(PERMITS((struct blitz_semaphore *)s), memory_order_relaxed) &
-	       ~WAITERS;
+	return sem_available(s);
 }
 
 uint32_t blitz_semaphore_queued(const struct blitz_semaphore *s)
