@@ -26,8 +26,7 @@ size_t blitz_runtime_live_tasks(struct blitz_runtime *rt)
 int blitz_runtime_drain(struct blitz_runtime *rt, uint64_t timeout_ns)
 {
 	uint64_t now = clock_now_ns();
-	/* A deadline past the clock's range is no deadline (UINT64_MAX). */
-	uint64_t deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+	uint64_t deadline = clock_after(now, timeout_ns);
 	long nap_ns = 100000;
 
 	if (!rt)
