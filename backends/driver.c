@@ -44,7 +44,7 @@ const char *blitz_backend_name(enum blitz_io_backend b)
 
 int blitz_backend_parse(const char *name, enum blitz_io_backend *out)
 {
-	for (unsigned i = 0; i < NR_KINDS; i++) {
+	for (unsigned i = 0; name && i < NR_KINDS; i++) {
 		if (!strcmp(name, kind_names[i])) {
 			*out = (enum blitz_io_backend)i;
 			return 0;

@@ -14,4 +14,10 @@ static inline uint64_t clock_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* clock_after - the time @duration_ns after @now; past the clock's range, UINT64_MAX (never). */
+static inline uint64_t clock_after(uint64_t now, uint64_t duration_ns)
+{
+	return duration_ns > UINT64_MAX - now ? UINT64_MAX : now + duration_ns;
+}
+
 #endif

@@ -14,16 +14,40 @@
 
 const char *argp_program_version = "blitz-tools 0.1.0";
 
+/* say - "blitz-NAME: <message><tail>" and a newline, on stderr. */
+static void say(const struct tool_env *env, const char *tail, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "blitz-%s: ", env->def->name);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+}
+
 void tool_die(const struct tool_env *env, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "blitz-%s: ", env->def->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(env, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
+}
+
+/*
+ * bad_usage - a bad command line: one line and exit 2, as argp's own (whose
+ * argp_error() adds a second line, "Try --help"); a parse that runs with
+ * ARGP_NO_EXIT (tool_args_parse for the fuzzer) gets EINVAL back instead,
+ * which stops it.
+ */
+static error_t bad_usage(struct argp_state *state, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(state->input, " (--help lists the options)", fmt, ap);
+	va_end(ap);
+	if (state->flags & ARGP_NO_EXIT)
+		return EINVAL;
+	exit(2);
 }
 
 enum {
@@ -64,7 +88,7 @@ static const struct argp_option worker_opts[] = {
 
 /*
  * parse_long - @arg as a whole number from @lo to @hi into *@out; else
- * argp_error() (which exits, unless the parse runs with ARGP_NO_EXIT) and
+ * bad_usage() (which exits, unless the parse runs with ARGP_NO_EXIT) and
  * EINVAL, which stops the parse.
  */
 static error_t parse_long(struct argp_state *state, const char *what, const char *arg,
@@ -75,10 +99,8 @@ static error_t parse_long(struct argp_state *state, const char *what, const char
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < lo || v > hi) {
-		argp_error(state, "invalid %s: %s", what, arg);
-		return EINVAL;
-	}
+	if (errno || *end || end == arg || v < lo || v > hi)
+		return bad_usage(state, "invalid %s: %s", what, arg);
 	*out = v;
 	return 0;
 }
@@ -124,17 +146,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			errno = 0;
 			env->interval = strtod(arg, &end);
 			if (errno || *end || end == arg || !(env->interval > 0) ||
-			    env->interval > 86400) {
-				argp_error(state, "invalid interval: %s", arg);
-				return EINVAL;
-			}
+			    env->interval > 86400)
+				return bad_usage(state, "invalid interval: %s", arg);
 		} else if (state->arg_num == 1) {
 			if (parse_long(state, "count", arg, 1, LONG_MAX, &env->count))
 				return EINVAL;
 		} else {
-			argp_error(state, "unrecognized positional argument: %s", arg);
-			return EINVAL;
+			return bad_usage(state, "unrecognized positional argument: %s", arg);
 		}
+		break;
+	case ARGP_KEY_INIT:
+		/*
+		 * An unknown option or a missing value is getopt's one line
+		 * ("unrecognized option '--x'"); argp would add "Try --help"
+		 * on err_stream.  Without it argp prints nothing more and
+		 * returns the error (tool_parse_args exits 2).
+		 */
+		state->err_stream = NULL;
 		break;
 	default:
 		for (const struct tool_flag *f = env->def->flags; f && f->name; f++) {

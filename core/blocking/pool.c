@@ -280,6 +280,8 @@ int blocking_submit(struct blocking_pool *pool, struct blitz_blocking *job,
 	unsigned queued, threads;
 
 	job->waker = waker;
+	if (!job->fn)
+		return -EINVAL;		/* nothing to run (blitz/blocking.h) */
 	job->outside = outside;
 	job->pool = pool;
 	job->queued_ns = BLITZ_BLOCKING_START_ENABLED() ? clock_now_ns() : 0;
@@ -340,6 +342,9 @@ int blitz_spawn_blocking(struct blitz_runtime *rt, struct blitz_blocking *job)
 {
 	struct blitz_waker none = { 0 };
 
+	rt = runtime_or_current(rt);
+	if (!rt || !job)
+		return -EINVAL;
 	return blocking_submit(pool_of(rt), job, none, true);
 }
 
@@ -347,6 +352,9 @@ int64_t blitz_blocking_wait(struct blitz_blocking *job)
 {
 	uint32_t s;
 
+	/* Relaxed: a job never queued stays IDLE; nothing would end the wait. */
+	if (atomic_load_explicit(&job->state, memory_order_relaxed) == JOB_IDLE)
+		return -EINVAL;
 	/* Acquire: pairs with job_complete's release store. */
 	while ((s = atomic_load_explicit(&job->state, memory_order_acquire)) != JOB_DONE)
 		syscall(SYS_futex, &job->state, FUTEX_WAIT_PRIVATE, s, NULL, NULL, 0);
@@ -420,8 +428,14 @@ void blocking_pool_shutdown(struct blocking_pool *pool)
 
 void blitz_blocking_stats(const struct blitz_runtime *rt, struct blitz_blocking_stats *out)
 {
-	struct blocking_pool *pool = pool_of((struct blitz_runtime *)rt);
+	struct blocking_pool *pool;
 
+	rt = runtime_or_current(rt);
+	if (!rt) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	pool = pool_of((struct blitz_runtime *)rt);
 	pthread_mutex_lock(&pool->lock);
 	out->threads = pool->threads;
 	out->idle = pool->idle;

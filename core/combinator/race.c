@@ -39,6 +39,10 @@ enum blitz_poll blitz_race_poll(struct blitz_awaitable *a, size_t n, struct blit
 			return BLITZ_READY;
 		}
 	}
+	if (!n) {
+		*winner = n;		/* nobody races: no winner (channel.h) */
+		return BLITZ_READY;
+	}
 	return BLITZ_PENDING;
 }
 
@@ -61,12 +65,21 @@ static void cancel_tasks(struct blitz_task **t, size_t n, size_t keep)
 enum blitz_poll blitz_race_tasks_poll(struct blitz_task **t, size_t n, struct blitz_cx *cx,
 				      size_t *winner)
 {
+	bool any = false;
+
 	for (size_t i = 0; i < n; i++) {
-		if (t[i] && blitz_join_poll(t[i], cx) == BLITZ_READY) {
+		if (!t[i])
+			continue;
+		any = true;
+		if (blitz_join_poll(t[i], cx) == BLITZ_READY) {
 			cancel_tasks(t, n, i);
 			*winner = i;
 			return BLITZ_READY;
 		}
+	}
+	if (!any) {
+		*winner = n;		/* no task: no winner (channel.h) */
+		return BLITZ_READY;
 	}
 	return BLITZ_PENDING;
 }

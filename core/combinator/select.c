@@ -113,6 +113,10 @@ enum blitz_poll blitz_select_poll(struct blitz_select_branch *br, size_t n,
 				return won(br, n, i, r, index);
 		}
 	}
+	if (!n) {
+		*index = n;		/* no branch: nothing to wait for (channel.h) */
+		return BLITZ_READY;
+	}
 	return BLITZ_PENDING;
 }
 

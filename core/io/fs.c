@@ -203,6 +203,8 @@ void blitz_fs_prep_write_file(struct blitz_fs_op *op, const char *path, const vo
 
 void blitz_fs_dir_free(struct blitz_fs_dir *dir)
 {
+	if (!dir)
+		return;
 	for (size_t i = 0; i < dir->count; i++)
 		free(dir->entries[i].name);
 	free(dir->entries);

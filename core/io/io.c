@@ -39,5 +39,8 @@ void blitz_io_cancel(struct blitz_io_op *op)
 
 const char *blitz_io_backend_name(const struct blitz_runtime *rt)
 {
+	rt = runtime_or_current(rt);
+	if (!rt)
+		return NULL;
 	return rt->io.backend ? blitz_backend_name(rt->io.backend->kind) : "none";
 }

@@ -217,7 +217,7 @@ int blitz_bufreader_init(struct blitz_bufreader *r, const struct blitz_stream *s
 			 void *buf, size_t cap)
 {
 	memset(r, 0, sizeof(*r));
-	if (!cap)
+	if (!src || !cap)
 		return -EINVAL;
 	r->buf = buffer_get(buf, cap, &r->owned);
 	if (!r->buf)
@@ -467,7 +467,7 @@ int blitz_bufwriter_init(struct blitz_bufwriter *w, const struct blitz_stream *d
 			 void *buf, size_t cap)
 {
 	memset(w, 0, sizeof(*w));
-	if (!cap)
+	if (!dst || !cap)
 		return -EINVAL;
 	w->buf = buffer_get(buf, cap, &w->owned);
 	if (!w->buf)

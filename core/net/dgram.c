@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* core/net/dgram.c - UDP send_to / recv_from (sendmsg / recvmsg operations). */
+#include <errno.h>
 #include <string.h>
 #include <blitz/net.h>
 
@@ -7,6 +8,10 @@ enum blitz_poll blitz_send_to_poll(struct blitz_dgram *d, int fd, const void *bu
 				   const struct blitz_addr *to, struct blitz_cx *cx)
 {
 	if (!d->started) {
+		if (!to) {
+			d->result = -EINVAL;
+			return BLITZ_READY;
+		}
 		d->peer = *to;
 		d->iov = (struct iovec){ .iov_base = (void *)buf, .iov_len = len };
 		memset(&d->msg, 0, sizeof(d->msg));

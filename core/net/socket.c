@@ -8,9 +8,11 @@
 
 static int open_bound(const struct blitz_addr *a, int type)
 {
-	int fd = socket(a->ss.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1, err;
+	int fd, one = 1, err;
 
+	if (!a)
+		return -EINVAL;
+	fd = socket(a->ss.ss_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (a->ss.ss_family != AF_UNIX &&

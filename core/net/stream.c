@@ -29,6 +29,10 @@ enum blitz_poll blitz_connect_poll(struct blitz_connect *c, const struct blitz_a
 				   struct blitz_cx *cx)
 {
 	if (!c->started) {
+		if (!to) {
+			c->result = -EINVAL;
+			return BLITZ_READY;
+		}
 		c->addr = *to;
 		c->fd = socket(to->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (c->fd < 0) {
@@ -55,6 +59,10 @@ enum blitz_poll blitz_read_poll(struct blitz_xfer *x, int fd, void *buf, size_t 
 				struct blitz_cx *cx)
 {
 	if (!x->started) {
+		if (!len) {		/* recv(2) of 0 bytes would wait for data */
+			x->result = 0;
+			return BLITZ_READY;
+		}
 		blitz_io_prep_recv(&x->op, fd, buf, len, 0);
 		x->started = 1;
 	}
@@ -69,6 +77,10 @@ enum blitz_poll blitz_write_poll(struct blitz_xfer *x, int fd, const void *buf, 
 				 struct blitz_cx *cx)
 {
 	if (!x->started) {
+		if (!len) {		/* as blitz_write_all_poll: nothing to wait for */
+			x->result = 0;
+			return BLITZ_READY;
+		}
 		blitz_io_prep_send(&x->op, fd, buf, len, 0);
 		x->started = 1;
 	}
@@ -155,6 +167,10 @@ enum blitz_poll blitz_connect_timeout_poll(struct blitz_connect_timeout *ct,
 {
 	switch (ct->phase) {
 	case 0:
+		if (!to) {
+			ct->result = -EINVAL;
+			return BLITZ_READY;
+		}
 		ct->to = to;
 		ct->c.started = 0;
 		blitz_timeout_init(&ct->limit, timeout_ns);

@@ -400,11 +400,9 @@ static int check_command(const struct blitz_command *cmd, const char **what, con
 int blitz_process_spawn(const struct blitz_command *cmd, struct blitz_process **out,
 			char *err, size_t errlen)
 {
-	const char *default_argv[2] = { cmd->program, NULL };
+	const char *default_argv[2] = { cmd ? cmd->program : NULL, NULL };
 	struct spawn sp = {
 		.cmd = cmd,
-		.argv = (char *const *)(cmd->argv ? cmd->argv : default_argv),
-		.envp = (char *const *)(cmd->envp ? (char **)cmd->envp : environ),
 		.parent_end = { -1, -1, -1 }, .child_end = { -1, -1, -1 },
 	};
 	struct blitz_process *p;
@@ -412,6 +410,12 @@ int blitz_process_spawn(const struct blitz_command *cmd, struct blitz_process **
 	pid_t pid;
 	int r;
 
+	if (!cmd || !out) {
+		set_err(err, errlen, "cannot run", cmd ? "(no place for the process)" : "(no command)", EINVAL);
+		return -EINVAL;
+	}
+	sp.argv = (char *const *)(cmd->argv ? cmd->argv : default_argv);
+	sp.envp = (char *const *)(cmd->envp ? (char **)cmd->envp : environ);
 	*out = NULL;
 	r = check_command(cmd, &what, &name);
 	if (r) {

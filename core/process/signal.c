@@ -74,6 +74,10 @@ struct blitz_signals *blitz_signals_open(const sigset_t *set)
 	struct blitz_signals *s;
 	int err;
 
+	if (!set) {
+		errno = EINVAL;
+		return NULL;
+	}
 	for (int sig = 1; sig < NSIG; sig++) {
 		if (sigismember(set, sig) == 1 && signal_is_synchronous(sig)) {
 			errno = EINVAL;

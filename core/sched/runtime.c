@@ -31,12 +31,14 @@ int blitz_current_worker(void)
 
 unsigned blitz_runtime_workers(const struct blitz_runtime *rt)
 {
-	return rt->num_workers;
+	rt = runtime_or_current(rt);
+	return rt ? rt->num_workers : 0;
 }
 
 const struct blitz_config *blitz_runtime_config(const struct blitz_runtime *rt)
 {
-	return &rt->cfg;
+	rt = runtime_or_current(rt);
+	return rt ? &rt->cfg : NULL;
 }
 
 struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
@@ -268,6 +270,8 @@ static int wait_outside(struct blitz_task *t, bool help)
 
 int blitz_join(struct blitz_task *t)
 {
+	if (!t)
+		return -EINVAL;
 	return wait_outside(t, true);
 }
 
@@ -342,7 +346,8 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 int blitz_worker_stats(const struct blitz_runtime *rt, unsigned index,
 		       struct blitz_worker_stats *out)
 {
-	if (index >= rt->num_workers)
+	rt = runtime_or_current(rt);
+	if (!rt || index >= rt->num_workers)
 		return -EINVAL;
 	worker_read_stats(&rt->workers[index], out);
 	return 0;
@@ -351,6 +356,9 @@ int blitz_worker_stats(const struct blitz_runtime *rt, unsigned index,
 void blitz_stats(const struct blitz_runtime *rt, struct blitz_stats *out)
 {
 	memset(out, 0, sizeof(*out));
+	rt = runtime_or_current(rt);
+	if (!rt)
+		return;
 	out->num_workers = rt->num_workers;
 	/* Relaxed: a statistic (a snapshot). */
 	out->total_spawned = atomic_load_explicit(&((struct blitz_runtime *)rt)->external_spawned,

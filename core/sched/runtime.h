@@ -70,4 +70,14 @@ static inline void runtime_notify_parked_local(struct blitz_runtime *rt, int wak
 bool runtime_has_work(struct blitz_runtime *rt);
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);
 
+/*
+ * runtime_or_current - @rt, or for NULL the calling task's runtime (NULL
+ * off the runtime's threads): what a NULL runtime argument of the public
+ * API means (include/blitz.h, "Bad input").
+ */
+static inline struct blitz_runtime *runtime_or_current(const struct blitz_runtime *rt)
+{
+	return rt ? (struct blitz_runtime *)rt : blitz_current_runtime();
+}
+
 #endif

@@ -13,21 +13,24 @@
 
 struct blitz_cancel_token *blitz_runtime_shutdown_token(struct blitz_runtime *rt)
 {
-	if (!rt)
-		rt = blitz_current_runtime();
+	rt = runtime_or_current(rt);
 	return rt ? &rt->shutdown_token : NULL;
 }
 
 size_t blitz_runtime_live_tasks(struct blitz_runtime *rt)
 {
-	return owned_count(&rt->owned);
+	rt = runtime_or_current(rt);
+	return rt ? owned_count(&rt->owned) : 0;
 }
 
 int blitz_runtime_drain(struct blitz_runtime *rt, uint64_t timeout_ns)
 {
-	uint64_t deadline = clock_now_ns() + timeout_ns;
+	uint64_t now = clock_now_ns();
+	uint64_t deadline = clock_after(now, timeout_ns);
 	long nap_ns = 100000;
 
+	if (!rt)
+		return -EINVAL;
 	if (current_worker)
 		return -EDEADLK;	/* the tasks we wait for may need this worker */
 	blitz_cancel_token_cancel(&rt->shutdown_token);
@@ -36,9 +39,9 @@ int blitz_runtime_drain(struct blitz_runtime *rt, uint64_t timeout_ns)
 	 * completion would cost every task.  Naps grow from 0.1 to 5 ms.
 	 */
 	while (!owned_empty(&rt->owned)) {
-		uint64_t now = clock_now_ns();
 		struct timespec ts = { 0, nap_ns };
 
+		now = clock_now_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		if ((uint64_t)nap_ns > deadline - now)
@@ -54,7 +57,7 @@ int blitz_runtime_shutdown(struct blitz_runtime *rt, uint64_t timeout_ns)
 {
 	int ret = blitz_runtime_drain(rt, timeout_ns);
 
-	if (ret != -EDEADLK)
+	if (ret != -EDEADLK && ret != -EINVAL)
 		blitz_runtime_free(rt);
 	return ret;
 }

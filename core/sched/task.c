@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../probes.h"
@@ -233,13 +234,22 @@ void blitz_shield_enter(struct blitz_cx *cx)
 	uint64_t prev = atomic_fetch_add_explicit(&cx->task->state, TASK_SHIELD_ONE,
 						  memory_order_relaxed);
 
-	if (task_shield(prev) == 255)
-		abort();	/* shield nested 256 deep */
+	if (task_shield(prev) == 255) {
+		fprintf(stderr, "blitz_shield_enter: shield nested 256 deep (at most 255)\n");
+		abort();
+	}
 }
 
 void blitz_shield_exit(struct blitz_cx *cx)
 {
-	/* Relaxed: as in blitz_shield_enter. */
+	/*
+	 * Relaxed: as in blitz_shield_enter.  Only this thread changes the
+	 * shield, so the count read here is the one the subtraction sees; an
+	 * exit with no shield held is a no-op (the count would borrow from
+	 * the state's other bits).
+	 */
+	if (!task_shield(atomic_load_explicit(&cx->task->state, memory_order_relaxed)))
+		return;
 	atomic_fetch_sub_explicit(&cx->task->state, TASK_SHIELD_ONE, memory_order_relaxed);
 	/* A deferred cancellation takes effect when poll returns pending. */
 }
@@ -357,6 +367,9 @@ void blitz_task_reschedule(struct blitz_task *t)
 
 size_t blitz_task_size(size_t state_size)
 {
+	/* Saturates: no task is that large (blitz_spawn refuses it). */
+	if (state_size > SIZE_MAX - sizeof(struct blitz_task))
+		return SIZE_MAX;
 	return sizeof(struct blitz_task) + state_size;
 }
 
@@ -510,8 +523,11 @@ enum blitz_poll blitz_join_poll(struct blitz_task *t, struct blitz_cx *cx)
  */
 void blitz_task_cancel(struct blitz_task *t)
 {
-	uint64_t s = task_state_load(t);
+	uint64_t s;
 
+	if (!t)
+		return;
+	s = task_state_load(t);
 	do {
 		if (task_lifecycle(s) == TASK_COMPLETE || (s & TASK_CANCELLED))
 			return;
@@ -522,8 +538,11 @@ void blitz_task_cancel(struct blitz_task *t)
 
 void blitz_task_release(struct blitz_task *t)
 {
-	uint64_t s = task_state_load(t);
+	uint64_t s;
 
+	if (!t)
+		return;
+	s = task_state_load(t);
 	/* Still registered as our own joiner's waker?  Take it back first. */
 	if ((s & TASK_JOIN_WAKER) && current_task && t->join_waker.data == current_task) {
 		while (task_lifecycle(s) != TASK_COMPLETE) {

@@ -25,6 +25,13 @@ enum blitz_poll blitz_mutex_lock_poll(struct blitz_mutex *m, struct blitz_waiter
 
 void blitz_mutex_unlock(struct blitz_mutex *m)
 {
+	/*
+	 * Unlocked (its permit available): a no-op, or a second permit
+	 * would let two tasks hold it.  Only the holder releases, so a
+	 * locked mutex reads 0 here whatever others do meanwhile.
+	 */
+	if (sem_available(&m->sem))
+		return;
 	blitz_semaphore_release(&m->sem, 1);
 }
 

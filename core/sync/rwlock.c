@@ -43,13 +43,24 @@ enum blitz_poll blitz_rwlock_write_poll(struct blitz_rwlock *l, struct blitz_wai
 	return blitz_semaphore_acquire_poll(&l->sem, w, MAX, cx);
 }
 
+/*
+ * The unlocks of a lock not held that way are no-ops (as blitz_mutex_unlock):
+ * every permit available means nobody holds it, any available means no
+ * writer does.  Only holders release, so a held lock cannot read otherwise.
+ * (A read unlock while a writer holds it looks like the last of
+ * BLITZ_RWLOCK_MAX_READERS readers leaving: not caught.)
+ */
 void blitz_rwlock_read_unlock(struct blitz_rwlock *l)
 {
+	if (sem_available(&l->sem) == MAX)
+		return;
 	blitz_semaphore_release(&l->sem, 1);
 }
 
 void blitz_rwlock_write_unlock(struct blitz_rwlock *l)
 {
+	if (sem_available(&l->sem))
+		return;
 	blitz_semaphore_release(&l->sem, MAX);
 }
 

@@ -29,13 +29,11 @@
 #include <stdlib.h>
 #include "semaphore.h"
 
-#define PERMITS(s) ((_Atomic uint32_t *)&(s)->permits)
-#define WAITERS (1u << 31)	/* in the permits word: the queue is not empty */
-
 void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum probe_sync_kind kind)
 {
+	/* More than the word holds is the most it holds (blitz/sync.h). */
 	if (permits > BLITZ_SEMAPHORE_MAX_PERMITS)
-		abort();
+		permits = BLITZ_SEMAPHORE_MAX_PERMITS;
 	wq_init(&s->q, kind);
 	atomic_init(PERMITS(s), permits);
 }
@@ -47,9 +45,7 @@ void blitz_semaphore_init(struct blitz_semaphore *s, uint32_t permits)
 
 uint32_t blitz_semaphore_available(const struct blitz_semaphore *s)
 {
-	/* Relaxed: a snapshot. */
-	return atomic_load_explicit(PERMITS((struct blitz_semaphore *)s), memory_order_relaxed) &
-	       ~WAITERS;
+	return sem_available(s);
 }
 
 uint32_t blitz_semaphore_queued(const struct blitz_semaphore *s)
@@ -105,14 +101,15 @@ static uint32_t take_available(struct blitz_semaphore *s, uint32_t n)
 	return take;
 }
 
-/* add_checked - @cur's count plus @n, WAITERS clear; aborts past the maximum. */
+/*
+ * add_checked - @cur's count plus @n, WAITERS clear; saturates at the
+ * maximum (a release of more than was ever acquired: blitz/sync.h).
+ */
 static uint32_t add_checked(uint32_t cur, uint32_t n)
 {
 	uint64_t sum = (uint64_t)(cur & ~WAITERS) + n;
 
-	if (sum > BLITZ_SEMAPHORE_MAX_PERMITS)
-		abort();	/* released more than was ever acquired */
-	return (uint32_t)sum;
+	return sum > BLITZ_SEMAPHORE_MAX_PERMITS ? BLITZ_SEMAPHORE_MAX_PERMITS : (uint32_t)sum;
 }
 
 /*

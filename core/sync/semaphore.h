@@ -5,6 +5,17 @@
 
 #include "waitlist.h"
 
+#define PERMITS(s) ((_Atomic uint32_t *)&(s)->permits)
+#define WAITERS (1u << 31)	/* in the permits word: the queue is not empty */
+
 void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum probe_sync_kind kind);
+
+/* sem_available - blitz_semaphore_available(), inline for Mutex and RwLock. */
+static inline uint32_t sem_available(const struct blitz_semaphore *s)
+{
+	/* Relaxed: a snapshot. */
+	return atomic_load_explicit(PERMITS((struct blitz_semaphore *)s), memory_order_relaxed) &
+	       ~WAITERS;
+}
 
 #endif

@@ -17,9 +17,7 @@ uint64_t blitz_now_ns(void)
 
 static uint64_t deadline_after(uint64_t duration_ns)
 {
-	uint64_t now = clock_now_ns();
-
-	return duration_ns > UINT64_MAX - now ? UINT64_MAX : now + duration_ns;
+	return clock_after(clock_now_ns(), duration_ns);
 }
 
 void blitz_sleep_until_init(struct blitz_sleep *s, uint64_t deadline_ns)

@@ -19,6 +19,12 @@ exp_usage() {
 	echo "  --build DIR  the build directory to use (default build)"
 }
 
+# exp_die MESSAGE: a bad command line, in one line, and exit 2.
+exp_die() {
+	echo "$0: $*" >&2
+	exit 2
+}
+
 exp_init() {
 	EXP_NAME=$1; shift
 	OBJ=$EXP_ROOT/build
@@ -26,10 +32,18 @@ exp_init() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--quick) QUICK=1 ;;
-		--out) OUT=$2; shift ;;
-		--build) OBJ=$(cd "$2" && pwd); shift ;;
+		--out|--build)
+			[ $# -ge 2 ] && [ -n "$2" ] || exp_die "$1 needs a value (a directory)"
+			if [ "$1" = --out ]; then
+				OUT=$2
+			else
+				[ -d "$2" ] || exp_die "--build $2: no such directory"
+				OBJ=$(cd "$2" && pwd)
+			fi
+			shift ;;
 		-h|--help) exp_usage; exit 0 ;;
-		*) echo "$0: unknown option $1" >&2; exp_usage >&2; exit 2 ;;
+		-*) exp_die "unknown option '$1' (--help lists them)" ;;
+		*) exp_die "unexpected argument '$1' (--help lists the options)" ;;
 		esac
 		shift
 	done

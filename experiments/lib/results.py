@@ -14,6 +14,28 @@ import statistics
 import sys
 
 
+def die(msg):
+    """A bad command line: one line on stderr naming the script, exit 2."""
+    print(f"{os.path.basename(sys.argv[0])}: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def path_arg(doc, want_dir=True):
+    """The one argument of a summarize or plot script: a results directory
+    (or, with want_dir False, a file).  -h/--help prints @doc; anything
+    else is one line and exit 2."""
+    args = sys.argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(doc.strip())
+        sys.exit(0)
+    what = "a results directory" if want_dir else "a file"
+    if len(args) != 1 or args[0].startswith("-"):
+        die(f"expected one argument, {what} (usage: {doc.strip().split(':')[0]})")
+    if not (os.path.isdir if want_dir else os.path.isfile)(args[0]):
+        die(f"{args[0]}: not {what}")
+    return args[0]
+
+
 def lines(path):
     """The JSON objects of a file of JSON lines ([] if it is missing)."""
     try:
@@ -26,6 +48,14 @@ def lines(path):
 def load(paths):
     """The JSON objects of the JSON-lines files @paths (stdin if none);
     lines that are not objects (progress, blank) are skipped."""
+    for p in paths:
+        if p in ("-h", "--help"):
+            print(sys.modules["__main__"].__doc__.strip())
+            sys.exit(0)
+        if p.startswith("-"):
+            die(f"unknown option '{p}' (usage: {os.path.basename(sys.argv[0])} FILE..., or lines on stdin)")
+        if not os.path.isfile(p):
+            die(f"{p}: no such file")
     files = [open(p) for p in paths] if paths else [sys.stdin]
     rows = []
     for f in files:

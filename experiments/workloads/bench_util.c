@@ -144,6 +144,26 @@ static bool check_names(const char *which, size_t n, const char *(*name)(size_t 
 	return true;
 }
 
+int bench_getopt(int argc, char **argv, const struct option *opts)
+{
+	int c;
+
+	opterr = 0;		/* getopt's own message is two lines with the usage */
+	c = getopt_long(argc, argv, ":", opts, NULL);
+	if (c == '?' || c == ':') {
+		fprintf(stderr, c == '?' ? "%s: unknown option '%s' (--help lists them)\n"
+					 : "%s: option '%s' needs a value\n",
+			program_invocation_short_name, argv[optind - 1]);
+		exit(2);
+	}
+	if (c == -1 && optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (--help lists the options)\n",
+			program_invocation_short_name, argv[optind]);
+		exit(2);
+	}
+	return c;
+}
+
 void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
 		      const char *(*name)(size_t i), void (*usage)(FILE *f))
 {
@@ -159,7 +179,7 @@ void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'w': a->cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
 		case 'i': a->iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;
@@ -174,10 +194,8 @@ void bench_parse_args(int argc, char **argv, struct bench_args *a, size_t n,
 		default: usage(stderr); exit(2);
 		}
 	}
-	if (optind < argc || !check_names(a->which, n, name)) {
-		usage(stderr);
+	if (!check_names(a->which, n, name))
 		exit(2);
-	}
 }
 
 const char *bench_take_opt(int *argc, char **argv, const char *name, bool has_value)

@@ -65,6 +65,15 @@ struct bench_args {
 };
 
 /*
+ * bench_getopt - getopt_long() over @opts (long options only), except that
+ * a bad command line ends the program with one line on stderr and exit 2:
+ * an unknown option, an option without its value, or an argument left
+ * over once the options are read.
+ */
+struct option;
+int bench_getopt(int argc, char **argv, const struct option *opts);
+
+/*
  * bench_parse_args - --workers N, --iters K, --warmup W, --ops N,
  * --bench NAME|all|A,B, --list (prints the @n names @name(0..n-1)) and
  * --help (@usage) into @a, which holds the defaults: cfg (bench_config),

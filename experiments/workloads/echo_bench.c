@@ -158,7 +158,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .connections = 100, .size = 64,
 			    .duration = 5, .warmup = 1, .client_threads = 1 };
 	bench_config(&o->cfg, 2);
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, lopts)) != -1) {
 		switch (c) {
 		case 'b':
 			o->cfg.backend = bench_parse_backend("--backend", optarg);
@@ -189,10 +189,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		exit(2);
 	}
 	if (listen_addr && o->mode == MODE_CLIENT) {
 		fprintf(stderr, PROG ": --listen makes no sense with --client-only\n");

@@ -173,7 +173,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			    .size = 256l << 20, .iters = 5, .warmup = 1 };
 	o->dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	bench_config(&o->cfg, 2);
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, lopts)) != -1) {
 		switch (c) {
 		case 'b': o->nbackends = parse_backends(optarg, o->backend); break;
 		case 'w': o->cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
@@ -187,10 +187,6 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		exit(2);
 	}
 	for (int i = 0; i < o->nblocks; i++)
 		if (o->block[i] % MIN_BLOCK) {

@@ -493,7 +493,7 @@ int main(int argc, char **argv)
 	int iters = 15, warmup = 3, stats = 0, c, found = 0;
 
 	bench_config(&cfg, 2);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = bench_getopt(argc, argv, opts)) != -1) {
 		switch (c) {
 		case 'w': cfg.workers = (unsigned)bench_parse_num("--workers", optarg, 1, blitz_max_workers()); break;
 		case 'i': iters = (int)bench_parse_num("--iters", optarg, 1, 1000000); break;

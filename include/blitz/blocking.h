@@ -60,7 +60,10 @@ struct blitz_blocking {
 	uint64_t queued_ns;		/* for the probes; 0 unless traced */
 };
 
-/** blitz_blocking_init - prepare @job to run @fn(@arg). */
+/**
+ * blitz_blocking_init - prepare @job to run @fn(@arg).  A NULL @fn is
+ * refused when the job is queued: result -EINVAL.
+ */
 void blitz_blocking_init(struct blitz_blocking *job, blitz_blocking_fn fn, void *arg);
 
 /**
@@ -73,13 +76,15 @@ enum blitz_poll blitz_blocking_poll(struct blitz_blocking *job, struct blitz_cx 
  * blitz_spawn_blocking - queue @job from a thread that is not a worker.
  * The caller waits with blitz_blocking_wait() (or polls blitz_blocking_done()).
  * Return: 0, or -ESHUTDOWN if the runtime is shutting down, -EAGAIN if no
- * pool thread could be started.
+ * pool thread could be started, -EINVAL for a NULL @job or a job without a
+ * function, or a NULL @rt off the runtime's threads.
  */
 int blitz_spawn_blocking(struct blitz_runtime *rt, struct blitz_blocking *job);
 
 /**
  * blitz_blocking_wait - sleep until a job queued by blitz_spawn_blocking()
- * has finished.  Return: job->result.
+ * has finished.  Return: job->result, or -EINVAL at once for a job that
+ * was never queued (nothing would end the wait).
  */
 int64_t blitz_blocking_wait(struct blitz_blocking *job);
 

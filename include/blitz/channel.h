@@ -512,9 +512,10 @@ struct blitz_select_branch {
 /**
  * blitz_select_poll - complete the first ready receive among @n branches.
  * @br: the branches, in the task's state.
- * @n: how many.
+ * @n: how many; 0: ready at once, with *@index = 0 (no branch won).
  * @cx: the poll context.
  * @index: when ready: the winning branch (its err, out and missed are set).
+ * A branch of no enum blitz_select_kind wins with err -EINVAL.
  *
  * Branches are tried in order (biased: put the branch that must not starve
  * first, or rotate the array).  Exactly one receive happens per ready
@@ -562,7 +563,7 @@ struct blitz_awaitable {
 /**
  * blitz_join_all_poll - await every one of @n awaitables.
  * @a: the awaitables (in the task's state).
- * @n: how many.
+ * @n: how many (0: ready at once).
  * @cx: the poll context.
  *
  * Polls each unfinished one on every poll; a finished one is not polled again.
@@ -590,7 +591,7 @@ enum blitz_poll blitz_join_tasks_poll(struct blitz_task *const *t, size_t n, str
 /**
  * blitz_race_poll - the first of @n awaitables to finish wins.
  * @a: the awaitables (in the task's state).
- * @n: how many.
+ * @n: how many; 0: ready at once, with *@winner = 0 (no winner).
  * @cx: the poll context.
  * @winner: when ready: the index of the winner.
  *
@@ -610,10 +611,11 @@ void blitz_race_cancel(struct blitz_awaitable *a, size_t n);
 
 /**
  * blitz_race_tasks_poll - the first of @n tasks to complete wins.
- * @t: join handles, owned by the race from now on.
+ * @t: join handles, owned by the race from now on; NULL entries are skipped.
  * @n: how many.
  * @cx: the poll context.
- * @winner: when ready: the index of the winner.
+ * @winner: when ready: the index of the winner; @n (no winner) when @n is 0
+ *          or every entry is NULL.
  *
  * When one has completed, every other one is cancelled with
  * blitz_task_cancel() and released, and its entry set to NULL; the

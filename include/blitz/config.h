@@ -95,7 +95,8 @@ const char *blitz_backend_name(enum blitz_io_backend b);
  * blitz_backend_parse - the backend called @name (as blitz_backend_name()
  * spells it) into *@out.
  *
- * Return: 0, or -EINVAL (and *@out untouched) if @name is no backend's name.
+ * Return: 0, or -EINVAL (and *@out untouched) if @name is NULL or no
+ * backend's name.
  */
 int blitz_backend_parse(const char *name, enum blitz_io_backend *out);
 
@@ -122,7 +123,8 @@ void blitz_config_default(struct blitz_config *cfg);
 
 /**
  * blitz_config_from_env - apply the BLITZ_* environment variables to @cfg.
- * @err: receives a message naming the variable and its accepted values.
+ * @err: receives a message naming the variable and its accepted values
+ *       (cut to @errlen; NULL or 0: no message).
  *
  * Return: 0, or -EINVAL with @err filled (and @cfg unchanged) on a bad value.
  */

@@ -69,7 +69,7 @@ struct blitz_fs_dir {
 	struct blitz_fs_dirent *entries;
 };
 
-/** blitz_fs_dir_free - release what readdir filled in @dir. */
+/** blitz_fs_dir_free - release what readdir filled in @dir (NULL: nothing). */
 void blitz_fs_dir_free(struct blitz_fs_dir *dir);
 
 struct blitz_fs_op {

@@ -134,10 +134,10 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx);
  */
 void blitz_io_cancel(struct blitz_io_op *op);
 
-/** blitz_io_backend_name - "io_uring", "epoll" or "poll". */
+/** blitz_io_backend_name - "io_uring", "epoll" or "poll" (NULL without a runtime). */
 const char *blitz_io_backend_name(const struct blitz_runtime *rt);
 
-/** blitz_io_opcode_name - "read", "accept", ... */
+/** blitz_io_opcode_name - "read", "accept", ...; "?" past BLITZ_IO_NR_OPCODES. */
 const char *blitz_io_opcode_name(unsigned opcode);
 
 #endif /* BLITZ_IO_H */

@@ -35,7 +35,10 @@ struct blitz_addr {
  */
 int blitz_addr_parse(const char *s, struct blitz_addr *out, char *err, size_t errlen);
 
-/** blitz_addr_format - "1.2.3.4:80", "[::1]:80" or "unix:/path" into @buf. */
+/**
+ * blitz_addr_format - "1.2.3.4:80", "[::1]:80" or "unix:/path" into @buf
+ * (truncated to @len - 1 characters; "(family N)" for another family).
+ */
 const char *blitz_addr_format(const struct blitz_addr *a, char *buf, size_t len);
 
 /** blitz_addr_local - the address @fd is bound to (e.g. to learn port 0's port). */
@@ -43,11 +46,13 @@ int blitz_addr_local(int fd, struct blitz_addr *out);
 
 /**
  * blitz_listen - a listening stream socket (TCP or Unix) on @a, with
- * SO_REUSEADDR for TCP.  Return: the descriptor, or -errno.
+ * SO_REUSEADDR for TCP.  A @backlog out of the kernel's range is clamped
+ * to it (somaxconn).  Return: the descriptor, or -errno (-EINVAL: @a is
+ * NULL).
  */
 int blitz_listen(const struct blitz_addr *a, int backlog);
 
-/** blitz_udp_bind - a UDP socket bound to @a.  Return: descriptor or -errno. */
+/** blitz_udp_bind - a UDP socket bound to @a.  Return: descriptor or -errno (-EINVAL: NULL @a). */
 int blitz_udp_bind(const struct blitz_addr *a);
 
 /*
@@ -78,7 +83,10 @@ struct blitz_net_stats {
 /** blitz_net_stats - read the socket layer's counters into @out. */
 void blitz_net_stats(struct blitz_net_stats *out);
 
-/* connect: result = the connected descriptor or -errno (-ECONNREFUSED, ...). */
+/*
+ * connect: result = the connected descriptor or -errno (-ECONNREFUSED, ...;
+ * -EINVAL for a NULL address, -EAFNOSUPPORT for an unknown family).
+ */
 struct blitz_connect {
 	struct blitz_io_op op;
 	struct blitz_addr addr;
@@ -114,10 +122,10 @@ struct blitz_xfer {
 	int started;
 	long result;		/* bytes, 0 at end of stream (read), or -errno */
 };
-/** blitz_read_poll - read at most @len bytes (0: end of stream). */
+/** blitz_read_poll - read at most @len bytes (0: end of stream; @len 0: 0 at once). */
 enum blitz_poll blitz_read_poll(struct blitz_xfer *x, int fd, void *buf, size_t len,
 				struct blitz_cx *cx);
-/** blitz_write_poll - write at most @len bytes (one send). */
+/** blitz_write_poll - write at most @len bytes (one send; @len 0: 0 at once). */
 enum blitz_poll blitz_write_poll(struct blitz_xfer *x, int fd, const void *buf, size_t len,
 				 struct blitz_cx *cx);
 /** blitz_write_all_poll - write all @len bytes; result = len or -errno. */

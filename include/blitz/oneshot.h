@@ -24,7 +24,7 @@ struct blitz_oneshot {
 
 void blitz_oneshot_init(struct blitz_oneshot *ch);
 
-/** blitz_oneshot_send - deliver @value; -EPIPE if the channel was closed. */
+/** blitz_oneshot_send - deliver @value; -EPIPE if the channel was closed or already sent on. */
 int blitz_oneshot_send(struct blitz_oneshot *ch, uint64_t value);
 
 /** blitz_oneshot_close - the sender gives up: the receiver sees -EPIPE. */

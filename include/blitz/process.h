@@ -94,7 +94,9 @@ struct blitz_process;
  * directory that does not exist) is an error code with a message; no child
  * is left behind.  Any thread, including a worker (it does not block: the
  * parent waits only for the child's exec, as posix_spawn does).
- * Return: 0, or -errno (-ENOENT, -EACCES, -ENOEXEC, -EMFILE, ...).
+ * Return: 0, or -errno (-ENOENT, -EACCES, -ENOEXEC, -EMFILE, ...; -EINVAL:
+ * a NULL @cmd or @out, no program, a stdio or pgroup out of range,
+ * nr_rlimits without rlimits, a resource setrlimit refuses).
  */
 int blitz_process_spawn(const struct blitz_command *cmd, struct blitz_process **out,
 			char *err, size_t errlen);

@@ -30,10 +30,17 @@ void blitz_runtime_free(struct blitz_runtime *rt);
 /**
  * blitz_block_on - run a task to completion from main (not from a worker).
  * @state: in: the initial state; out: the final state.
- * Return: 0, -ECANCELED, or -errno if the task could not be spawned.
+ * Return: 0, -ECANCELED, -EDEADLK from a worker, or -errno if the task
+ * could not be spawned (as blitz_spawn).
  */
 int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
 		   void *state, size_t size);
+
+/*
+ * A NULL @rt in the calls below (and in every call of the API that takes a
+ * runtime) is the calling task's runtime; without one they answer 0, NULL
+ * or -EINVAL (docs/design.md, "Bad input").
+ */
 
 /** blitz_runtime_workers - number of workers. */
 unsigned blitz_runtime_workers(const struct blitz_runtime *rt);

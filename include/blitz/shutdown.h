@@ -44,10 +44,10 @@ size_t blitz_runtime_live_tasks(struct blitz_runtime *rt);
  * blitz_runtime_drain - cancel the shutdown token, then wait until no task
  * of @rt is left or @timeout_ns has passed.
  * @rt: the runtime; call from a thread that is not one of its workers.
- * @timeout_ns: the deadline, from now.
+ * @timeout_ns: the deadline, from now (0: look once; UINT64_MAX: none).
  * Return: 0 when every task has finished, -ETIMEDOUT when some are still
  * running at the deadline (they keep running until blitz_runtime_free()),
- * -EDEADLK from a worker.
+ * -EDEADLK from a worker, -EINVAL for a NULL @rt.
  */
 int blitz_runtime_drain(struct blitz_runtime *rt, uint64_t timeout_ns);
 

@@ -60,7 +60,8 @@ int blitz_signals_block(const sigset_t *set);
 
 /**
  * blitz_signals_open - a stream receiving the signals of @set.
- * @set: the signals; synchronous ones (see above) are refused (EINVAL).
+ * @set: the signals; NULL and synchronous ones (see above) are refused
+ *       (EINVAL); an empty set makes a stream that never receives.
  *
  * Blocks @set in the calling thread and opens a non-blocking, close-on-exec
  * signalfd.  The stream works on every backend; it may be opened from any

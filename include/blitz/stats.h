@@ -38,10 +38,10 @@ struct blitz_stats {
 	unsigned num_workers;
 };
 
-/** blitz_stats - totals over all workers (plus spawns from outside). */
+/** blitz_stats - totals over all workers (plus spawns from outside); zeroes without a runtime. */
 void blitz_stats(const struct blitz_runtime *rt, struct blitz_stats *out);
 
-/** blitz_worker_stats - the counters of worker @index; -EINVAL if out of range. */
+/** blitz_worker_stats - the counters of worker @index; -EINVAL if out of range or no runtime. */
 int blitz_worker_stats(const struct blitz_runtime *rt, unsigned index,
 		       struct blitz_worker_stats *out);
 

@@ -147,7 +147,7 @@ struct blitz_bufreader {
  * blitz_bufreader_init - a reader over @src with a buffer of @cap bytes:
  * @buf (the caller's, valid while the reader is used) or, if NULL, one
  * allocated here.  The maximum line length starts at @cap.
- * Return: 0, -EINVAL (@cap is 0), or -ENOMEM.
+ * Return: 0, -EINVAL (@cap is 0, or @src NULL), or -ENOMEM.
  */
 int blitz_bufreader_init(struct blitz_bufreader *r, const struct blitz_stream *src,
 			 void *buf, size_t cap);
@@ -208,7 +208,8 @@ enum blitz_poll blitz_bufreader_read_exact_poll(struct blitz_bufreader *r, void 
 /**
  * blitz_bufreader_read_until_poll - the bytes up to and including the next
  * @delim, in r->line / r->line_len (pointing into the buffer: valid until
- * the next call on the reader, which consumes them).
+ * the next call on the reader, which consumes them).  @delim is a byte:
+ * only its low 8 bits count (as memchr's).
  *
  * result: the line's length; at the end of the stream, the last bytes
  * without a delimiter, then 0; -EMSGSIZE if no @delim comes within the
@@ -244,7 +245,8 @@ struct blitz_bufwriter {
 
 /**
  * blitz_bufwriter_init - a writer to @dst with a buffer of @cap bytes (@buf,
- * or allocated here if NULL).  Return: 0, -EINVAL, or -ENOMEM.
+ * or allocated here if NULL).  Return: 0, -EINVAL (@cap is 0, or @dst
+ * NULL), or -ENOMEM.
  */
 int blitz_bufwriter_init(struct blitz_bufwriter *w, const struct blitz_stream *dst,
 			 void *buf, size_t cap);

@@ -94,7 +94,7 @@ struct blitz_waitq {
 /* ---------------------------------------------------------------------- */
 /* Semaphore                                                               */
 
-/* The most permits a semaphore holds (2^31 - 1); more is a bug (abort). */
+/* The most permits a semaphore holds (2^31 - 1); counts saturate there. */
 #define BLITZ_SEMAPHORE_MAX_PERMITS	0x7fffffffu
 
 struct blitz_semaphore {
@@ -107,14 +107,15 @@ struct blitz_semaphore {
 /**
  * blitz_semaphore_init - a counting semaphore with @permits permits.
  * @s: the semaphore (no destroy: it owns nothing once no task waits).
- * @permits: the initial permits, at most BLITZ_SEMAPHORE_MAX_PERMITS.
+ * @permits: the initial permits; more than BLITZ_SEMAPHORE_MAX_PERMITS is
+ *           taken as that.
  */
 void blitz_semaphore_init(struct blitz_semaphore *s, uint32_t permits);
 
 /**
  * blitz_semaphore_try_acquire - take @n permits if they are available now.
  * @s: the semaphore.
- * @n: permits to take.
+ * @n: permits to take (0: true at once; more than the maximum: false).
  *
  * Never barges: while any task is queued the available count is 0 (permits
  * released go straight to the queued waiters), so this fails.  Any thread.
@@ -143,7 +144,9 @@ enum blitz_poll blitz_semaphore_acquire_poll(struct blitz_semaphore *s,
 /**
  * blitz_semaphore_release - give back @n permits.
  * @s: the semaphore.
- * @n: permits released.
+ * @n: permits released (0: nothing happens).  Permits beyond
+ *     BLITZ_SEMAPHORE_MAX_PERMITS (more released than were ever acquired)
+ *     are lost: the count saturates.
  *
  * Always checks for waiters (the permits word's waiters bit, set while any
  * task is queued): the permits go to the queued waiters in FIFO order,
@@ -198,6 +201,7 @@ enum blitz_poll blitz_mutex_lock_poll(struct blitz_mutex *m, struct blitz_waiter
 /**
  * blitz_mutex_unlock - unlock @m; the lock passes straight to the first
  * queued waiter, if any.  Any thread (the holder need not be a task).
+ * An unlocked @m: nothing happens (a second permit would let two hold it).
  */
 void blitz_mutex_unlock(struct blitz_mutex *m);
 
@@ -262,10 +266,10 @@ enum blitz_poll blitz_rwlock_read_poll(struct blitz_rwlock *l, struct blitz_wait
 enum blitz_poll blitz_rwlock_write_poll(struct blitz_rwlock *l, struct blitz_waiter *w,
 					struct blitz_cx *cx);
 
-/** blitz_rwlock_read_unlock - give back a read lock; any thread. */
+/** blitz_rwlock_read_unlock - give back a read lock; any thread (@l not held: nothing). */
 void blitz_rwlock_read_unlock(struct blitz_rwlock *l);
 
-/** blitz_rwlock_write_unlock - give back the write lock; any thread. */
+/** blitz_rwlock_write_unlock - give back the write lock; any thread (not held: nothing). */
 void blitz_rwlock_write_unlock(struct blitz_rwlock *l);
 
 /**

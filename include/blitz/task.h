@@ -137,7 +137,8 @@ void blitz_yield_now(struct blitz_cx *cx);
 
 /**
  * blitz_shield_enter / blitz_shield_exit - defer cancellation of the polled
- * task while the shield is held (nestable, at most 255 deep).
+ * task while the shield is held (nestable, at most 255 deep: a 256th enter
+ * aborts, saying so on stderr; an exit with no shield held does nothing).
  */
 void blitz_shield_enter(struct blitz_cx *cx);
 void blitz_shield_exit(struct blitz_cx *cx);
@@ -153,8 +154,10 @@ void blitz_shield_exit(struct blitz_cx *cx);
  *
  * From a worker the task goes to that worker's LIFO slot, from any other
  * thread to the global queue.
- * Return: a join handle, or NULL (errno ENOMEM, or ESHUTDOWN once the
- * runtime is shutting down).
+ * Return: a join handle, or NULL (errno ENOMEM; ESHUTDOWN once the runtime
+ * is shutting down; EINVAL: no runtime, a NULL @vt or poll function, a
+ * NULL @state with @size > 0, or @size over UINT32_MAX).  @size 0: a task
+ * without state (@state is not read).
  */
 struct blitz_task *blitz_spawn(struct blitz_runtime *rt,
 			       const struct blitz_task_vtable *vt,
@@ -174,7 +177,8 @@ enum blitz_poll blitz_join_poll(struct blitz_task *task, struct blitz_cx *cx);
 /**
  * blitz_join - wait for @task from a thread that is not a worker; the
  * caller helps by running queued tasks until @task completes.
- * Return: 0 if it completed, -ECANCELED if it was cancelled.
+ * Return: 0 if it completed, -ECANCELED if it was cancelled, -EINVAL for
+ * a NULL @task, -EDEADLK from a worker (use blitz_join_poll there).
  */
 int blitz_join(struct blitz_task *task);
 
@@ -190,13 +194,14 @@ bool blitz_task_cancelled(const struct blitz_task *task);
 /**
  * blitz_task_cancel - request cancellation: the task is not polled again
  * (once no shield is held); its drop function runs and joiners are woken.
+ * A task that has finished, or a NULL @task: nothing.
  */
 void blitz_task_cancel(struct blitz_task *task);
 
-/** blitz_task_release - give back the handle; an unfinished task runs on, detached. */
+/** blitz_task_release - give back the handle; an unfinished task runs on, detached (NULL: nothing). */
 void blitz_task_release(struct blitz_task *task);
 
-/** blitz_task_size - bytes one task of @state_size takes (header + state). */
+/** blitz_task_size - bytes one task of @state_size takes (header + state; at most SIZE_MAX). */
 size_t blitz_task_size(size_t state_size);
 
 /*

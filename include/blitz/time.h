@@ -83,6 +83,8 @@ struct blitz_sleep {
  * blitz_sleep_init - a sleep of @duration_ns from now (the deadline is
  * fixed here, not at the first poll).  Only on a sleep that is not
  * registered: a fresh one, or one that completed or was cancelled.
+ * 0 (or a deadline in the past): ready on the first poll; a deadline past
+ * the clock's range is UINT64_MAX, which never comes.
  */
 void blitz_sleep_init(struct blitz_sleep *s, uint64_t duration_ns);
 

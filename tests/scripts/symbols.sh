@@ -8,11 +8,10 @@
 # program that defines one of blitz's internal names (queue_push,
 # current_worker, ...) links and runs against either library.
 set -euo pipefail
+. "$(dirname "$0")/api-lib.bash"
 src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
 so="$obj/lib/libblitz.so" a="$obj/lib/libblitz.a" internal="$obj/lib/libblitz-internal.a"
 command -v nm >/dev/null || { echo "nm not installed"; exit 77; }
-# -aux-info (a gcc option) lists every declaration the headers make.
-command -v gcc >/dev/null || { echo "gcc not installed (its -aux-info lists the headers' declarations)"; exit 77; }
 for f in "$so" "$a" "$internal"; do
 	[ -f "$f" ] || { echo "not built: $f"; exit 1; }
 done
@@ -29,16 +28,10 @@ node=$(sed -n 's/^\([A-Z][A-Z0-9_.]*\)[[:space:]]*{.*/\1/p' "$src/scripts/blitz.
 so_extra="$node"
 a_extra="_.stapsdt.base"
 
-# The API: functions from gcc -aux-info (declarations, "N", with a
-# prototype, "C", made in include/), objects from their extern lines.
-headers=("$src/include/blitz.h" "$src"/include/blitz/*.h)
-printf '#include "%s"\n' "${headers[@]}" > "$tmp/api.c"
-gcc -std=gnu11 -D_GNU_SOURCE -I"$src/include" -fsyntax-only -aux-info "$tmp/aux" "$tmp/api.c"
-grep -F "/* $src/include/" "$tmp/aux" | grep ':NC \*/ extern ' |
-	sed 's/ *(.*//; s/.*[ *]//' > "$tmp/api.fn"
-grep -h '^extern [^(]*;' "${headers[@]}" | sed 's/[[;].*//; s/.*[ *]//' > "$tmp/api.obj"
+# The API: its functions and objects (api-lib.bash).
+api_functions "$src" "$tmp/api.fn"
+api_objects "$src" "$tmp/api.obj"
 sort -u "$tmp/api.fn" "$tmp/api.obj" > "$tmp/api"
-[ "$(wc -l < "$tmp/api.fn")" -gt 100 ] || { echo "found only $(wc -l < "$tmp/api.fn") functions in include/"; exit 1; }
 echo "include/ declares $(wc -l < "$tmp/api.fn") functions and $(wc -l < "$tmp/api.obj") objects"
 
 # (nm -D names a versioned symbol NAME@@NODE.)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tools-cli.sh - the tools' command line: one-line errors with exit 1 (not
-# root, no such process, a binary without blitz probes), --help, and -p:
+# tools-cli.sh - the tools' command line: a bad one is one line and exit 2;
+# one-line errors with exit 1 (not root, no such process, a binary without
+# blitz probes), --help, and -p:
 # attached to one process before it maps libblitz.so, a tool counts exactly
 # that process's events while another runs beside it, and exits by itself
 # (printing its histogram) when the process ends.
@@ -25,7 +26,17 @@ for t in "$T"/blitz-*; do
 	n=$(basename "$t")
 	"$t" --help > "$tmp/help" 2>&1 && grep -q "Usage: $n" "$tmp/help" && grep -q EXAMPLES "$tmp/help" &&
 		ok "$n --help" || bad "$n --help: $(head -3 "$tmp/help")"
-	if "$t" --no-such-option > /dev/null 2>&1; then bad "$n accepted a bad option"; fi
+	# A bad command line: one line on stderr (getopt's or the tool's), exit 2.
+	for args in --no-such-option -p "-p abc" "1 2 3" 0; do
+		rc=0
+		# shellcheck disable=SC2086 # each word is an argument
+		"$t" $args > "$tmp/e.out" 2> "$tmp/e.err" || rc=$?
+		if [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/e.err")" -eq 1 ] && [ ! -s "$tmp/e.out" ]; then
+			ok "$n $args: $(cat "$tmp/e.err")"
+		else
+			bad "$n $args: exit $rc, stderr: $(head -3 "$tmp/e.err")"
+		fi
+	done
 done
 if command -v setpriv > /dev/null; then
 	expect_error "not root" "^blitz-schedlat: must be run as root (needs CAP_BPF/CAP_PERFMON)$" \

@@ -50,6 +50,26 @@ struct blitz_runtime *test_runtime(unsigned workers)
 	return runtime_of(workers, BLITZ_BACKEND_AUTO);
 }
 
+struct test_poller {
+	blitz_poll_fn fn;
+	void *arg;
+};
+
+static enum blitz_poll test_poller_poll(void *state, struct blitz_cx *cx)
+{
+	struct test_poller *p = state;
+
+	return p->fn(p->arg, cx);
+}
+static const struct blitz_task_vtable test_poller_vt = BLITZ_TASK_VTABLE(test_poller_poll, NULL);
+
+void test_run_poll(struct blitz_runtime *rt, blitz_poll_fn fn, void *arg)
+{
+	struct test_poller p = { fn, arg };
+
+	ck_assert_int_eq(blitz_block_on(rt, &test_poller_vt, &p, sizeof(p)), 0);
+}
+
 #define MAX_SUITES 64
 static struct {
 	const char *name;

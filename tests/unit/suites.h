@@ -46,6 +46,8 @@ struct blitz_runtime *test_runtime_on(int i);
 
 /* A runtime of @workers with the default configuration otherwise. */
 struct blitz_runtime *test_runtime(unsigned workers);
+/* Poll @fn(@arg, cx) in a task of @rt until it returns BLITZ_READY. */
+void test_run_poll(struct blitz_runtime *rt, blitz_poll_fn fn, void *arg);
 
 /* Skip, freeing @rt, when backend @i is not what @rt got here. */
 #define NEED_BACKEND(rt, i) do {					\
