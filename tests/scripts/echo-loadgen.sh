@@ -6,18 +6,9 @@
 # counted in "errors" with exit 1; bad arguments exit 2 with one line.
 # Numbers only: no timing assertions.
 set -euo pipefail
-src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
-bench="$obj/bin/echo-bench"
-[ -x "$bench" ] || { echo "no $bench (make progs)"; exit 77; }
-command -v python3 > /dev/null || { echo "python3 not installed"; exit 77; }
+src=${BLITZ_SRCTREE:?}
 command -v "${CC:-cc}" > /dev/null || { echo "no C compiler"; exit 77; }
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/echo-lib.bash"
 
 "$src/experiments/peers/loadgen/build" "$tmp" > /dev/null 2> "$tmp/build.err" ||
 	{ echo "FAIL build: $(tail -n 1 "$tmp/build.err")"; exit 1; }
