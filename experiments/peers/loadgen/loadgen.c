@@ -96,6 +96,7 @@ struct gen {
 	uint64_t now;			/* the current batch's stamp */
 	bool measuring;
 	uint64_t msgs, errors;
+	uint64_t msgs_all;		/* every round trip, the warmup's too */
 	struct cpu_mark from, to;
 	struct hist h;
 };
@@ -344,6 +345,7 @@ static void on_event(struct gen *g, struct conn *c, uint32_t ev)
 	}
 	if (!(ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) || !pull(g, c))
 		return;
+	g->msgs_all++;
 	if (g->measuring) {
 		hist_add(&g->h, g->now - c->t0);
 		g->msgs++;
@@ -456,11 +458,11 @@ static void print_result(const struct gen *g)
 	else
 		printf(",\"workers\":null");
 	printf(",\"connections\":%ld,\"size\":%ld,\"duration_s\":%g,\"warmup_s\":%g,"
-	       "\"window_s\":%.4f,\"msgs\":%llu,\"msgs_per_sec\":%.1f,\"bytes_per_sec\":%.1f,"
+	       "\"window_s\":%.4f,\"msgs_all\":%llu,\"msgs\":%llu,\"msgs_per_sec\":%.1f,\"bytes_per_sec\":%.1f,"
 	       "\"min_ns\":%llu,\"p50_ns\":%llu,\"p90_ns\":%llu,\"p99_ns\":%llu,\"p999_ns\":%llu,"
 	       "\"max_ns\":%llu,\"mean_ns\":%llu",
 	       o->connections, o->size, o->duration, o->warmup, window,
-	       (unsigned long long)g->msgs, rate, rate * (double)o->size,
+	       (unsigned long long)g->msgs_all, (unsigned long long)g->msgs, rate, rate * (double)o->size,
 	       (unsigned long long)(h->count ? h->min : 0),
 	       (unsigned long long)hist_quantile(h, 0.50),
 	       (unsigned long long)hist_quantile(h, 0.90),
