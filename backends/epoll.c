@@ -4,8 +4,11 @@
  * into completions by backends/readiness.c.
  *
  * Each descriptor is added once per wait with EPOLLIN | EPOLLOUT | EPOLLRDHUP
- * | EPOLLET (EEXIST means it is already watched); close() removes it from the
- * epoll set, so a reused descriptor number is added again on its next wait.
+ * | EPOLLPRI | EPOLLET (EEXIST means it is already watched); close() removes
+ * it from the epoll set, so a reused descriptor number is added again on its
+ * next wait.  A read on a TCP socket that returned less than it asked for
+ * makes the next read wait for the edge without trying (readiness.c,
+ * perform); the peer's shutdown, an error or urgent data turn that off.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,13 +28,13 @@ static int epoll_arm(struct blitz_io *io, int fd)
 {
 	struct epoll_priv *p = io->priv;
 	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+		.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLPRI | EPOLLET,
 		.data.fd = fd,
 	};
 
-	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) == 0 || errno == EEXIST)
-		return 0;
-	return -errno;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
+		return 1;
+	return errno == EEXIST ? 0 : -errno;
 }
 
 static int epoll_init(struct blitz_io *io)
@@ -97,7 +100,9 @@ static int epoll_reap(struct blitz_io *io, uint64_t timeout_ns)
 		e = readiness_entry(&p->r, ev[i].data.fd);
 		if (!e)
 			continue;
-		if (ev[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		if (ev[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR | EPOLLPRI))
+			readiness_ended(e);
+		if (ev[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR | EPOLLPRI))
 			readiness_run(io, e, 0);
 		if (ev[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
 			readiness_run(io, e, 1);

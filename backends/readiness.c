@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "readiness.h"
 
@@ -100,6 +102,46 @@ static void list_unlink(struct fd_entry *e, struct blitz_io_op *op)
 }
 
 /*
+ * perform - io_perform() under @e's lock, noting a short TCP read.
+ *
+ * A read or receive (not a peek) on a TCP socket that returns fewer bytes
+ * than asked has emptied the receive queue (tcp_recvmsg stops early only
+ * there, at the peer's FIN, at urgent data or on an error), and under
+ * edge-triggered epoll every later arrival makes a new edge: the next read
+ * can wait for that edge instead of trying and getting EAGAIN (an echo
+ * server's read after its write, once per message).  The three exceptions
+ * raise an event that sets @ended (readiness_ended), which turns the rule
+ * off for this descriptor.  Not for other sockets: a datagram socket's short
+ * read is one datagram of several queued, and a Unix stream read stops
+ * early at passed descriptors and between writers' credentials.  A read
+ * event clears the mark (readiness_run).
+ */
+static int perform(struct fd_entry *e, struct blitz_io_op *op)
+{
+	int res = io_perform(op);
+
+	if (e->tcp && res > 0 && (size_t)res < op->len &&
+	    (op->opcode == BLITZ_IO_READ ||
+	     (op->opcode == BLITZ_IO_RECV && !(op->flags & MSG_PEEK))))
+		e->drained = true;
+	return res;
+}
+
+/*
+ * readiness_ended - an event on @e reported the peer's shutdown, an error
+ * or urgent data: a short read no longer says the socket is empty (the next
+ * read returns 0, the error or the rest without a new edge), so the read
+ * side is always tried from now on.  Sticky until the descriptor number
+ * is registered anew (learn).
+ */
+void readiness_ended(struct fd_entry *e)
+{
+	spin_lock(&e->lock);
+	e->ended = true;
+	spin_unlock(&e->lock);
+}
+
+/*
  * readiness_run - perform the waiting operations of one side in FIFO order
  * until one would block; complete the finished ones outside the lock.
  */
@@ -108,8 +150,10 @@ void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir)
 	struct blitz_io_op *done = NULL, **tail = &done, *op;
 
 	spin_lock(&e->lock);
+	if (dir == 0)
+		e->drained = false;	/* an edge: something may have arrived */
 	while ((op = e->head[dir])) {
-		int res = io_perform(op);
+		int res = perform(e, op);
 
 		if (res == -EAGAIN)
 			break;
@@ -128,6 +172,25 @@ void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir)
 }
 
 /*
+ * learn - @e's descriptor is newly watched: a file the marks of the last one
+ * with this number (a closed descriptor's) must not apply to.  An event on
+ * it may already be running the list (arm reports it at once if ready);
+ * either order only costs one more try.
+ */
+static void learn(struct fd_entry *e)
+{
+	int proto = 0;
+	socklen_t len = sizeof(proto);
+	bool tcp = getsockopt(e->fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) == 0 &&
+		   proto == IPPROTO_TCP;
+
+	spin_lock(&e->lock);
+	e->tcp = tcp;
+	e->drained = e->ended = false;
+	spin_unlock(&e->lock);
+}
+
+/*
  * readiness_submit - try @op at once; if it would block, queue it behind the
  * others of its side and make sure the backend watches @fd (arm).
  *
@@ -138,7 +201,10 @@ void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir)
  * descriptor is already ready; poll: level-triggered, and arm wakes the
  * reaper to add the descriptor), and the reaper's run of the list takes
  * the same lock, so it sees the queued op.  An op queued behind others
- * (no try) waits for the event the head waits for.
+ * (no try) waits for the event the head waits for, and so does a read on a
+ * side marked drained (perform): whatever arrived after the short read that
+ * set the mark made an edge, and the mark is never trusted across a
+ * descriptor's reuse (arm returns 1 for a new file, and learn clears it).
  */
 int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op,
 		     bool *done, int (*arm)(struct blitz_io *io, int fd))
@@ -153,9 +219,9 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 	if (!e)
 		return op->fd < 0 ? -EBADF : -ENOMEM;
 	spin_lock(&e->lock);
-	/* Fast path: nobody waits on this side, try now. */
-	if (!e->head[op->dir]) {
-		res = io_perform(op);
+	/* Fast path: nobody waits on this side and it may be ready: try now. */
+	if (!e->head[op->dir] && !(op->dir == 0 && e->drained && !e->ended)) {
+		res = perform(e, op);
 		if (res != -EAGAIN) {
 			spin_unlock(&e->lock);
 			return res;
@@ -164,6 +230,8 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 	list_append(e, op);
 	spin_unlock(&e->lock);
 	res = arm(io, op->fd);
+	if (res > 0)
+		learn(e);
 	if (res < 0) {
 		/* Cannot be watched: take it back. */
 		spin_lock(&e->lock);

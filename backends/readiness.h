@@ -25,6 +25,16 @@ struct fd_entry {
 	struct fd_entry *active_next, *active_prev;	/* poll: entries with waiters */
 	_Atomic short want;		/* POLLIN/POLLOUT for the non-empty lists */
 	bool active;
+	/*
+	 * Edge-triggered backends (epoll), under lock: @tcp is learnt when the
+	 * descriptor is newly registered (arm returned 1; learn() in
+	 * readiness.c); @drained says a read on it returned less than it asked
+	 * for since the last read event, so the receive queue was empty and the
+	 * next read waits for the edge instead of trying (readiness_submit);
+	 * @ended says an event reported the peer's shutdown, an error or
+	 * urgent data, after which a short read proves nothing.
+	 */
+	bool tcp, drained, ended;
 	int fd;
 };
 
@@ -44,9 +54,15 @@ struct readiness {
 int readiness_init(struct readiness *r);
 void readiness_deinit(struct readiness *r);
 struct fd_entry *readiness_entry(struct readiness *r, int fd);
+/*
+ * readiness_submit - @arm makes the backend watch the descriptor: 1 if it
+ * is newly watched (epoll's ADD succeeded: a descriptor the backend had not
+ * seen, or a reused number), 0 if it already was, or -errno.
+ */
 int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op,
 		     bool *done, int (*arm)(struct blitz_io *io, int fd));
 void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir);
+void readiness_ended(struct fd_entry *e);
 void readiness_cancel(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op);
 void readiness_wake(struct readiness *r);
 void readiness_cancel_all(struct blitz_io *io, struct readiness *r);

@@ -56,6 +56,8 @@
 #include <sys/time.h>
 #include <blitz.h>
 #include "bench_util.h"
+#include "echo_client.h"
+#include "hist.h"
 
 #define PROG		"echo-bench"
 #define ECHO_BUF	16384		/* the server's read buffer (as the peers') */
@@ -123,18 +125,6 @@ static long parse_num(const char *opt, const char *v, long lo, long hi)
 	return n;
 }
 
-static double parse_seconds(const char *opt, const char *v, double lo)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno || *end || !*v || !(d >= lo) || d > 86400)
-		bad_option(opt, v, lo > 0 ? "seconds, more than 0" : "seconds, 0 or more");
-	return d;
-}
-
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lopts[] = {
@@ -170,8 +160,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'c': o->connections = parse_num("--connections", optarg, 1, MAX_CONNS); break;
 		case 's': o->size = parse_num("--size", optarg, 1, MAX_SIZE); break;
-		case 'd': o->duration = parse_seconds("--duration", optarg, 1e-3); break;
-		case 'W': o->warmup = parse_seconds("--warmup", optarg, 0); break;
+		case 'd': o->duration = echo_parse_seconds(PROG, "--duration", optarg, 1e-3); break;
+		case 'W': o->warmup = echo_parse_seconds(PROG, "--warmup", optarg, 0); break;
 		case 't': o->client_threads = parse_num("--client-threads", optarg, 1, 256); break;
 		case 'L': listen_addr = optarg; break;
 		case 'l': o->label = optarg; break;
@@ -206,17 +196,6 @@ both:
 	exit(2);
 }
 
-/* Many connections need many descriptors: take the hard limit. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 /* Round trips of one message: Nagle would only add delay. */
 static void set_nodelay(int fd)
 {
@@ -224,100 +203,6 @@ static void set_nodelay(int fd)
 
 	/* Fails harmlessly (EOPNOTSUPP) on a Unix socket. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-/* ---------------------------------------------------------------------- */
-/* Latency histogram: log-linear (HDR-like), bounded memory               */
-
-/*
- * Values below 2^HIST_SUB_BITS ns have a bucket each; above, every power of
- * two is split into 2^(HIST_SUB_BITS-1) equal buckets, so a bucket is at most
- * 1/64 (1.6%) of its values wide.  Values of 2^HIST_MAX_BITS ns (~18 min)
- * and more go into the last bucket.  18 KB per histogram.
- */
-#define HIST_SUB_BITS	7
-#define HIST_HALF	(1u << (HIST_SUB_BITS - 1))
-#define HIST_MAX_BITS	40
-#define HIST_BUCKETS	((HIST_MAX_BITS - HIST_SUB_BITS + 2) * HIST_HALF)
-
-struct hist {
-	uint64_t count, min, max, sum;
-	uint64_t b[HIST_BUCKETS];
-};
-
-static void hist_init(struct hist *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->min = UINT64_MAX;
-}
-
-/* The bucket of @v: for msb >= SUB_BITS, (msb - SUB_BITS + 2) * HALF + the
- * next SUB_BITS - 1 bits below the msb; buckets are ordered by value. */
-static unsigned hist_index(uint64_t v)
-{
-	unsigned msb, shift;
-
-	if (v < (1u << HIST_SUB_BITS))
-		return (unsigned)v;
-	msb = 63u - (unsigned)__builtin_clzll(v);
-	if (msb >= HIST_MAX_BITS)
-		return HIST_BUCKETS - 1;
-	shift = msb - (HIST_SUB_BITS - 1);
-	return (shift + 1) * HIST_HALF + (unsigned)(v >> shift) - HIST_HALF;
-}
-
-/* The largest value that lands in bucket @i. */
-static uint64_t hist_upper(unsigned i)
-{
-	unsigned shift;
-
-	if (i < (1u << HIST_SUB_BITS))
-		return i;
-	shift = i / HIST_HALF - 1;
-	return (((uint64_t)(i % HIST_HALF + HIST_HALF) + 1) << shift) - 1;
-}
-
-static void hist_add(struct hist *h, uint64_t v)
-{
-	h->b[hist_index(v)]++;
-	h->count++;
-	h->sum += v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-}
-
-static void hist_merge(struct hist *into, const struct hist *h)
-{
-	for (unsigned i = 0; i < HIST_BUCKETS; i++)
-		into->b[i] += h->b[i];
-	into->count += h->count;
-	into->sum += h->sum;
-	if (h->min < into->min)
-		into->min = h->min;
-	if (h->max > into->max)
-		into->max = h->max;
-}
-
-/* The value at quantile @q (0..1]: the upper edge of the bucket holding the
- * ceil(q * count)-th smallest value, clamped to [min, max]. */
-static uint64_t hist_quantile(const struct hist *h, double q)
-{
-	uint64_t rank = (uint64_t)(q * (double)h->count + 0.999999), seen = 0, v;
-
-	if (!h->count)
-		return 0;
-	if (rank < 1)
-		rank = 1;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->b[i];
-		if (seen >= rank) {
-			v = hist_upper(i);
-			return v < h->min ? h->min : v > h->max ? h->max : v;
-		}
-	}
-	return h->max;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -747,34 +632,6 @@ static void cfail(struct cthread *t, const char *what, int err)
 	atomic_store(&t->cl->failed, 1);
 }
 
-/*
- * prime - one 1-byte round trip, blocking, at most 10 s each way.  Once it
- * is back the server has accepted the connection and serves it: connection
- * setup (how fast a server accepts) stays out of the measurement.
- */
-static int prime(int fd)
-{
-	struct timeval tv = { .tv_sec = 10 };
-	char c = '!';
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (send(fd, &c, 1, MSG_NOSIGNAL) != 1)
-		return -1;
-	switch (recv(fd, &c, 1, MSG_WAITALL)) {
-	case 1:
-		break;
-	case 0:
-		errno = ECONNRESET;	/* closed before the echo */
-		return -1;
-	default:
-		if (errno == EAGAIN)
-			errno = ETIMEDOUT;
-		return -1;
-	}
-	return c == '!' ? 0 : (errno = EBADMSG, -1);
-}
-
 static int connect_one(const struct blitz_addr *to)
 {
 	int fd = socket(to->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -783,7 +640,7 @@ static int connect_one(const struct blitz_addr *to)
 		return -errno;
 	if (to->ss.ss_family != AF_UNIX)
 		set_nodelay(fd);
-	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) < 0 || prime(fd) < 0) {
+	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) < 0 || echo_prime(fd) < 0) {
 		int e = errno;
 
 		close(fd);
@@ -1006,8 +863,7 @@ static int run_client(const struct opts *o, const struct blitz_addr *to,
 
 	if (!ts || !payload)
 		die("malloc");
-	for (long i = 0; i < o->size; i++)
-		payload[i] = (unsigned char)('a' + (i * 7 + i / 26) % 26);
+	echo_fill(payload, (size_t)o->size);
 	cl.payload = payload;
 	pthread_barrier_init(&cl.ready, NULL, (unsigned)nt + 1);
 	pthread_barrier_init(&cl.go, NULL, (unsigned)nt + 1);
@@ -1088,7 +944,7 @@ int main(int argc, char **argv)
 
 	parse_opts(argc, argv, &o);
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile();
+	echo_raise_nofile();
 	switch (o.mode) {
 	case MODE_SERVER: return run_server_only(&o);
 	case MODE_CLIENT: return run_client_only(&o);

@@ -4,17 +4,7 @@
 # --client-only work as two processes (the server stops on SIGTERM and on
 # EOF on stdin); bad options exit 2.  Numbers only: no timing assertions.
 set -euo pipefail
-obj=${BLITZ_OBJTREE:?}
-bench="$obj/bin/echo-bench"
-[ -x "$bench" ] || { echo "no $bench (make progs)"; exit 77; }
-command -v python3 > /dev/null || { echo "python3 not installed"; exit 77; }
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/echo-lib.bash"
 
 # Sanitizer builds are slow: keep the runs tiny.
 if [ -n "${BLITZ_SANITIZE:-}" ]; then

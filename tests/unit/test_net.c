@@ -760,6 +760,79 @@ START_TEST(read_timeout)
 }
 END_TEST
 
+/*
+ * A reader that reads a TCP socket until end of file: each piece the peer
+ * sends is read short, so on epoll the next read waits for the edge without
+ * trying (backends/readiness.c, perform); the last piece comes with the
+ * peer's shutdown, after which a short read is followed by end of file and
+ * no new edge: the read must still see it (readiness_ended).
+ */
+struct drain_reader {
+	struct blitz_co co;
+	struct blitz_xfer x;
+	int fd;
+	_Atomic long got;		/* bytes read so far */
+	long last;			/* the final read's result: 0 at end of file */
+	char buf[4096];
+};
+
+static enum blitz_poll drain_reader_poll(void *arg, struct blitz_cx *cx)
+{
+	struct drain_reader *r = arg;
+
+	BLITZ_CO_BEGIN(&r->co);
+	for (;;) {
+		BLITZ_AWAIT(&r->co, blitz_read_poll(&r->x, r->fd, r->buf, sizeof(r->buf), cx));
+		if (r->x.result <= 0)
+			break;
+		atomic_fetch_add(&r->got, (long)r->x.result);
+	}
+	r->last = r->x.result;
+	BLITZ_CO_END(&r->co);
+}
+static const struct blitz_task_vtable drain_reader_vt = BLITZ_TASK_VTABLE(drain_reader_poll, NULL);
+
+START_TEST(short_reads_then_eof)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct drain_reader r0 = { 0 }, *r;
+	struct blitz_addr a;
+	struct blitz_task *t;
+	int lfd, cfd, sfd;
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	lfd = blitz_listen(&a, 8);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(blitz_addr_local(lfd, &a), 0);
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a.ss, a.len), 0);
+	do {
+		sfd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	} while (sfd < 0 && (errno == EAGAIN || errno == EINTR) && usleep(1000) == 0);
+	ck_assert_int_ge(sfd, 0);
+	r0.fd = sfd;
+	t = blitz_spawn(rt, &drain_reader_vt, &r0, sizeof(r0));
+	r = blitz_task_state(t);
+	/* Five pieces, each sent once the one before has been read. */
+	for (long i = 1; i <= 5; i++) {
+		ck_assert_int_eq(send(cfd, "abcdefgh", 8, MSG_NOSIGNAL), 8);
+		while (atomic_load(&r->got) < 8 * i)
+			usleep(100);
+	}
+	ck_assert_int_eq(send(cfd, "tail", 4, MSG_NOSIGNAL), 4);
+	ck_assert_int_eq(shutdown(cfd, SHUT_WR), 0);
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert_int_eq(atomic_load(&r->got), 44);
+	ck_assert_int_eq(r->last, 0);
+	blitz_task_release(t);
+	close(sfd);
+	close(cfd);
+	close(lfd);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 /* ---------------------------------------------------------------------- */
 /* UDP and Unix sockets                                                   */
 
@@ -896,6 +969,7 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, accept_sheds_what_it_cannot_take, 0, TEST_BACKENDS);
 	tcase_add_loop_test(tc, connect_timeout, 0, 3);
 	tcase_add_loop_test(tc, read_timeout, 0, 3);
+	tcase_add_loop_test(tc, short_reads_then_eof, 0, 3);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("sockets", 60);
