@@ -147,7 +147,7 @@ void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 	hist_record_value(h, k, v);
 }
 
-void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime)
+void worker_hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime)
 {
 	memset(h, 0, sizeof(*h));
 	h->automatic = sample == BLITZ_HIST_SAMPLE_AUTO;

@@ -80,7 +80,7 @@ static inline bool hist_enabled(void)
 	return BLITZ_HIST_SNAPSHOT_ENABLED();
 }
 
-void hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime);
+void worker_hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime);
 uint64_t hist_runtime_id(void);
 void worker_read_hists(const struct blitz_worker *w, struct blitz_hist_snapshot *out);
 

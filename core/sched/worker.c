@@ -86,7 +86,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	/* Relaxed: statistics (one writer, see stat_inc). */
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, w->global_interval, memory_order_relaxed);
-	hist_init(&w->hist, index, rt->cfg.hist_sample, rt->hist_id);
+	worker_hist_init(&w->hist, index, rt->cfg.hist_sample, rt->hist_id);
 }
 
 /* ---------------------------------------------------------------------- */
