@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <blitz/fs.h>
+#include "../fault.h"
 #include "../sched/runtime.h"
 
 enum fs_kind {
@@ -311,7 +312,7 @@ static int64_t read_all(struct blitz_fs_op *op, int fd)
 
 	/* The size is a hint: files under /proc say 0 and still have data. */
 	cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 4096;
-	if (!(data = malloc(cap + 1)))
+	if (!(data = fault_malloc(FAULT_BUF_ALLOC, cap + 1)))
 		return fail(op, FS_READ, ENOMEM);
 	for (;;) {
 		ssize_t r;

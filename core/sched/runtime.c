@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "../clock.h"
 #include "../compiler.h"
+#include "../fault.h"
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
@@ -45,6 +46,10 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	struct blitz_runtime *rt;
 	char err[256];
 
+	if (fault_setup()) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (cfg) {
 		c = *cfg;
 	} else {

@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../fault.h"
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
@@ -374,7 +375,7 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 		errno = EINVAL;
 		return NULL;
 	}
-	t = malloc(sizeof(*t) + size);
+	t = fault_malloc(FAULT_TASK_ALLOC, sizeof(*t) + size);
 	if (!t)
 		return NULL;
 	atomic_init(&t->state, (handle ? 2 : 1) * TASK_REF_ONE | TASK_SCHEDULED |
