@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,39 @@ void io_driver_shutdown(struct blitz_io *io)
 }
 
 /*
+ * io_claim - move @op's claim from NONE to @to; false if another side got
+ * there first.  acq_rel: the canceller that sees COMPLETED then waits for
+ * DONE (the completer's release store), and the completer that sees
+ * ABANDONED sees the cancel's writes before it.
+ */
+static bool io_claim(struct blitz_io_op *op, uint32_t to)
+{
+	uint32_t none = IO_CLAIM_NONE;
+
+	return atomic_compare_exchange_strong_explicit(&op->claim, &none, to, memory_order_acq_rel,
+						       memory_order_acquire);
+}
+
+/*
+ * io_abandon - blitz_io_cancel() on an operation that makes a descriptor,
+ * from @op's task: a descriptor already completed but not handed over is
+ * closed now; one still to come is closed by io_complete().
+ */
+void io_abandon(struct blitz_io_op *op)
+{
+	if (io_claim(op, IO_CLAIM_ABANDONED) ||
+	    atomic_load_explicit(&op->claim, memory_order_acquire) != IO_CLAIM_COMPLETED)
+		return;		/* the completer closes it; or it was handed over */
+	/* The completer stores DONE right after COMPLETED.  Acquire: its result. */
+	while (atomic_load_explicit(&op->state, memory_order_acquire) != IO_OP_DONE)
+		sched_yield();
+	close(op->result);
+	op->result = -ECANCELED;
+	/* Relaxed: only this task reads it from here on. */
+	atomic_store_explicit(&op->claim, IO_CLAIM_DELIVERED, memory_order_relaxed);
+}
+
+/*
  * io_complete - store the result, mark DONE and wake the submitter.  The
  * waker is copied out first: once DONE is visible the task may reuse the op.
  */
@@ -147,6 +181,10 @@ void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result)
 	 */
 	(void)atomic_load_explicit(&op->state, memory_order_acquire);
 	w = op->waker;
+	if (result >= 0 && io_op_makes_fd(op) && !io_claim(op, IO_CLAIM_COMPLETED)) {
+		close(result);		/* abandoned: the task will not take it */
+		result = -ECANCELED;
+	}
 	BLITZ_IO_COMPLETE(io->backend->kind, op->opcode, result,
 			  BLITZ_IO_COMPLETE_ENABLED() && op->submit_ns ? clock_now_ns() - op->submit_ns : 0,
 			  (uint64_t)(uintptr_t)op);
