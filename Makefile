@@ -266,8 +266,8 @@ fuzz:
 
 # ---------------------------------------------------------------------------
 # Targets
-PHONY := all lib progs tests check run tools install uninstall clean distclean \
-         defconfig help bench paper fuzz fuzz-build soak
+PHONY := all lib progs tests check check-faults run tools install uninstall clean \
+         distclean defconfig help bench paper fuzz fuzz-build soak
 
 all: lib progs
 
@@ -284,6 +284,24 @@ defconfig:
 check: tests
 	$(Q)BLITZ_SRCTREE=$(srctree) BLITZ_OBJTREE=$(objtree) BLITZ_SANITIZE=$(SANITIZE) \
 		$(objtree)/tests/blitz-tests
+
+# check-faults: the fault-injection suite (docs/faults.md) in a build of its
+# own, FAULTS_O (default build-faults): this configuration with
+# CONFIG_FAULT_INJECTION=y, under AddressSanitizer.  tests/faults/run runs
+# every workload under every fault point.
+FAULTS_O      ?= build-faults
+faults-objtree = $(abspath $(FAULTS_O))
+check-faults:
+	$(Q)mkdir -p $(faults-objtree)
+	$(Q){ grep -v 'CONFIG_FAULT_INJECTION' $(KCONFIG); echo CONFIG_FAULT_INJECTION=y; } \
+		> $(faults-objtree)/faults.config.tmp
+	$(Q)cmp -s $(faults-objtree)/faults.config.tmp $(faults-objtree)/faults.config || \
+		mv $(faults-objtree)/faults.config.tmp $(faults-objtree)/faults.config
+	$(Q)rm -f $(faults-objtree)/faults.config.tmp
+	$(Q)$(MAKE) --no-print-directory O=$(faults-objtree) SANITIZE=address \
+		KCONFIG_CONFIG=$(faults-objtree)/faults.config $(faults-objtree)/tests/fault-workloads
+	$(Q)BLITZ_TEST_TIMEOUT_SCALE=$${BLITZ_TEST_TIMEOUT_SCALE:-5} \
+		$(srctree)/tests/faults/run $(faults-objtree)/tests/fault-workloads
 
 run: all
 	$(Q)$(srctree)/experiments/run-default $(objtree)
@@ -341,6 +359,7 @@ help:
 	@echo 'Targets:'
 	@echo '  all        - libblitz.a, libblitz.so and the programs (default)'
 	@echo '  check      - build and run every test (Check summary at the end)'
+	@echo '  check-faults - every workload under every fault point, ASan (FAULTS_O=build-faults; docs/faults.md)'
 	@echo '  run        - run the default experiment (experiments/run-default)'
 	@echo '  bench      - run build/bin/sched-bench with its defaults'
 	@echo '  soak       - SOAK_TIME seconds of mixed load, checked for leaks (experiments/soak)'

@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "../core/clock.h"
+#include "../core/fault.h"
 #include "../core/probes.h"
 #include "driver.h"
 
@@ -131,6 +133,39 @@ void io_driver_shutdown(struct blitz_io *io)
 }
 
 /*
+ * io_claim - move @op's claim from NONE to @to; false if another side got
+ * there first.  acq_rel: the canceller that sees COMPLETED then waits for
+ * DONE (the completer's release store), and the completer that sees
+ * ABANDONED sees the cancel's writes before it.
+ */
+static bool io_claim(struct blitz_io_op *op, uint32_t to)
+{
+	uint32_t none = IO_CLAIM_NONE;
+
+	return atomic_compare_exchange_strong_explicit(&op->claim, &none, to, memory_order_acq_rel,
+						       memory_order_acquire);
+}
+
+/*
+ * io_abandon - blitz_io_cancel() on an operation that makes a descriptor,
+ * from @op's task: a descriptor already completed but not handed over is
+ * closed now; one still to come is closed by io_complete().
+ */
+void io_abandon(struct blitz_io_op *op)
+{
+	if (io_claim(op, IO_CLAIM_ABANDONED) ||
+	    atomic_load_explicit(&op->claim, memory_order_acquire) != IO_CLAIM_COMPLETED)
+		return;		/* the completer closes it; or it was handed over */
+	/* The completer stores DONE right after COMPLETED.  Acquire: its result. */
+	while (atomic_load_explicit(&op->state, memory_order_acquire) != IO_OP_DONE)
+		sched_yield();
+	close(op->result);
+	op->result = -ECANCELED;
+	/* Relaxed: only this task reads it from here on. */
+	atomic_store_explicit(&op->claim, IO_CLAIM_DELIVERED, memory_order_relaxed);
+}
+
+/*
  * io_complete - store the result, mark DONE and wake the submitter.  The
  * waker is copied out first: once DONE is visible the task may reuse the op.
  */
@@ -146,6 +181,10 @@ void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result)
 	 */
 	(void)atomic_load_explicit(&op->state, memory_order_acquire);
 	w = op->waker;
+	if (result >= 0 && io_op_makes_fd(op) && !io_claim(op, IO_CLAIM_COMPLETED)) {
+		close(result);		/* abandoned: the task will not take it */
+		result = -ECANCELED;
+	}
 	BLITZ_IO_COMPLETE(io->backend->kind, op->opcode, result,
 			  BLITZ_IO_COMPLETE_ENABLED() && op->submit_ns ? clock_now_ns() - op->submit_ns : 0,
 			  (uint64_t)(uintptr_t)op);
@@ -208,6 +247,12 @@ int io_perform(struct blitz_io_op *op)
 		r = sendmsg(fd, op->msg, op->flags | MSG_DONTWAIT | MSG_NOSIGNAL);
 		break;
 	case BLITZ_IO_ACCEPT:
+		if (fault_fail(FAULT_ACCEPT)) {
+			/* As accept4 out of descriptors: the process's (EMFILE) or the system's. */
+			errno = fault_pick(FAULT_ACCEPT, 2) ? ENFILE : EMFILE;
+			r = -1;
+			break;
+		}
 		r = accept4(fd, op->addr, op->addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		break;
 	case BLITZ_IO_CONNECT: {
@@ -250,8 +295,74 @@ int io_perform(struct blitz_io_op *op)
 }
 
 /*
+ * fault_error - for the io_complete fault point: an error that @op's kind
+ * of transfer can complete with, or 0 for operations the point leaves
+ * alone.  -EAGAIN is one of them: the callers that can get it (streams,
+ * pipes) wait for readiness and try again.
+ */
+static int fault_error(const struct blitz_io_op *op)
+{
+	static const int recv_errs[] = { ECONNRESET, EAGAIN };
+	static const int send_errs[] = { EPIPE, ECONNRESET, EAGAIN };
+	static const int read_errs[] = { EIO, EAGAIN };
+	static const int write_errs[] = { EIO, EPIPE, EAGAIN };
+	static const int sync_errs[] = { EIO };
+	const int *errs;
+	size_t n;
+
+	switch (op->opcode) {
+	case BLITZ_IO_RECV:
+	case BLITZ_IO_RECVMSG:
+		errs = recv_errs, n = sizeof(recv_errs) / sizeof(int);
+		break;
+	case BLITZ_IO_SEND:
+	case BLITZ_IO_SENDMSG:
+		errs = send_errs, n = sizeof(send_errs) / sizeof(int);
+		break;
+	case BLITZ_IO_READ:
+		errs = read_errs, n = sizeof(read_errs) / sizeof(int);
+		break;
+	case BLITZ_IO_WRITE:
+		errs = write_errs, n = sizeof(write_errs) / sizeof(int);
+		break;
+	case BLITZ_IO_FSYNC:
+		errs = sync_errs, n = 1;
+		break;
+	default:
+		return 0;
+	}
+	if (!fault_fail(FAULT_IO_COMPLETE))
+		return 0;
+	return -errs[fault_pick(FAULT_IO_COMPLETE, n)];
+}
+
+/* fault_short - for the short_rw fault point: ask a transfer for fewer bytes. */
+static void fault_short(struct blitz_io_op *op)
+{
+	switch (op->opcode) {
+	case BLITZ_IO_READ:
+	case BLITZ_IO_WRITE:
+	case BLITZ_IO_RECV:
+	case BLITZ_IO_SEND:
+		if (op->len > 1 && fault_fail(FAULT_SHORT_RW))
+			op->len = 1 + fault_pick(FAULT_SHORT_RW, op->len - 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
  * io_submit_op - start @op with @waker (whose reference the op takes over).
  * Returns true if it completed at once (op->result valid, waker dropped).
+ *
+ * Fault points (core/fault.h), each on a path a real failure takes:
+ * io_submit refuses the operation at once as a backend without room for
+ * it does (epoll_ctl, readiness.c's descriptor table: -ENOMEM);
+ * io_complete completes it, without running it, through io_complete()
+ * with an error, as the kernel completes one that failed; short_rw makes
+ * a transfer ask for fewer bytes than it was given, which the kernel may
+ * always do.
  */
 bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker);
 bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker)
@@ -269,7 +380,16 @@ bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_wake
 	atomic_store_explicit(&op->state, IO_OP_PENDING, memory_order_release);
 	/* Relaxed: a count (see io_complete). */
 	atomic_fetch_add_explicit(&io->in_flight, 1, memory_order_relaxed);
-	r = io->backend->submit(io, op, &done);
+	if (fault_fail(FAULT_IO_SUBMIT)) {
+		done = true;
+		r = -ENOMEM;
+	} else if ((r = fault_error(op))) {
+		io_complete(io, op, r);
+		return false;
+	} else {
+		fault_short(op);
+		r = io->backend->submit(io, op, &done);
+	}
 	if (!done)
 		return false;
 	/* Finished without waiting: no wake needed.  Relaxed: the count again. */

@@ -28,6 +28,21 @@
 
 enum { IO_OP_IDLE = 0, IO_OP_PENDING = 1, IO_OP_DONE = 2 };
 
+/*
+ * op->claim, for operations that make a descriptor (io_op_makes_fd): the
+ * descriptor goes to the task or is closed, never lost.  NONE -> COMPLETED
+ * (io_complete() with a descriptor) -> DELIVERED (blitz_io_poll() handed
+ * it over), or NONE -> ABANDONED (blitz_io_cancel()).  The side that finds
+ * the other's mark closes the descriptor: the completer that finds
+ * ABANDONED, the canceller that finds COMPLETED.
+ */
+enum { IO_CLAIM_NONE = 0, IO_CLAIM_ABANDONED = 1, IO_CLAIM_COMPLETED = 2, IO_CLAIM_DELIVERED = 3 };
+
+static inline bool io_op_makes_fd(const struct blitz_io_op *op)
+{
+	return op->opcode == BLITZ_IO_ACCEPT || op->opcode == BLITZ_IO_OPENAT;
+}
+
 struct blitz_io;
 
 /*
@@ -92,6 +107,7 @@ void io_driver_shutdown(struct blitz_io *io);
 int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns);
 void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result);
 int io_perform(struct blitz_io_op *op);
+void io_abandon(struct blitz_io_op *op);
 
 /* io_driver_can - does the running backend have capability @cap (IO_CAP_*)? */
 static inline bool io_driver_can(const struct blitz_io *io, unsigned cap)

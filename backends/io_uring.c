@@ -54,6 +54,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <blitz.h>
+#include "../core/fault.h"
 #include "../core/spinlock.h"
 #include "driver.h"
 
@@ -217,23 +218,32 @@ static void uring_deinit(struct blitz_io *io)
 	free(p);
 }
 
-/* get_sqe - a free entry, flushing the queue to the kernel if it is full. */
+/*
+ * take_sqe - a free entry of @ring, flushing the queue to the kernel while
+ * it is full.  The sqe_full fault point makes the first look find it full.
+ */
+static struct io_uring_sqe *take_sqe(struct io_uring *ring)
+{
+	struct io_uring_sqe *sqe = fault_fail(FAULT_SQE_FULL) ? NULL : io_uring_get_sqe(ring);
+
+	while (!sqe) {
+		io_uring_submit(ring);
+		sqe = io_uring_get_sqe(ring);
+	}
+	return sqe;
+}
+
+/* get_sqe - an entry of the shared ring (under sq_lock). */
 static struct io_uring_sqe *get_sqe(struct uring_priv *p)
 {
-	struct io_uring_sqe *sqe;
-
-	while (!(sqe = io_uring_get_sqe(&p->ring)))
-		io_uring_submit(&p->ring);
-	return sqe;
+	return take_sqe(&p->ring);
 }
 
 /* own_sqe - the same in a worker's ring (the owner only). */
 static struct io_uring_sqe *own_sqe(struct own_ring *r)
 {
-	struct io_uring_sqe *sqe;
+	struct io_uring_sqe *sqe = take_sqe(&r->ring);
 
-	while (!(sqe = io_uring_get_sqe(&r->ring)))
-		io_uring_submit(&r->ring);
 	r->unsubmitted++;
 	return sqe;
 }
@@ -384,7 +394,9 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 /* own_enter - submit what is prepared and run the pending completion work. */
 static void own_enter(struct own_ring *r)
 {
-	io_uring_submit_and_get_events(&r->ring);
+	/* ring_enter: as if the kernel refused the batch (EBUSY) and took nothing. */
+	if (!fault_fail(FAULT_RING_ENTER))
+		io_uring_submit_and_get_events(&r->ring);
 	/* What the kernel has not taken (it refused the batch: EINTR, EBUSY) is retried. */
 	r->unsubmitted = io_uring_sq_ready(&r->ring);
 }
@@ -652,7 +664,8 @@ static void uring_flush(struct blitz_io *io)
 	/* Relaxed: under sq_lock now, which every store of the flag holds. */
 	if (atomic_load_explicit(&p->unsubmitted, memory_order_relaxed)) {
 		/* The kernel refused the whole batch (EINTR, EBUSY): retry later. */
-		atomic_store_explicit(&p->unsubmitted, io_uring_submit(&p->ring) < 0,
+		atomic_store_explicit(&p->unsubmitted,
+				      fault_fail(FAULT_RING_ENTER) || io_uring_submit(&p->ring) < 0,
 				      memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&p->sq_lock);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "pool.h"
 #include "../clock.h"
+#include "../fault.h"
 #include "../probes.h"
 #include "../sched/runtime.h"
 
@@ -153,7 +154,7 @@ static int start_thread(struct blocking_pool *pool)
 		return -ENOMEM;
 	t->pool = pool;
 	runtime_block_signals(&old);	/* no asynchronous signal in the pool (blitz/signal.h) */
-	err = pthread_create(&t->id, NULL, pool_thread, t);
+	err = fault_fail(FAULT_POOL_THREAD) ? EAGAIN : pthread_create(&t->id, NULL, pool_thread, t);
 	runtime_restore_signals(&old);
 	if (err) {
 		free(t);

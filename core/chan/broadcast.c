@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../fault.h"
 #include "../spinlock.h"
 #include "waitlist.h"
 #include "words.h"
@@ -83,7 +84,7 @@ int blitz_broadcast_init(struct blitz_broadcast *bc, size_t capacity, size_t ele
 
 	if (!size)
 		return -EINVAL;
-	buf = malloc(size);
+	buf = fault_malloc(FAULT_BUF_ALLOC, size);
 	if (!buf)
 		return -ENOMEM;
 	blitz_broadcast_init_storage(bc, buf, capacity, elem_size);

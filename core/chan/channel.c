@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../fault.h"
 #include "waitlist.h"
 
 #define CLOSED_BIT	(1ull << 63)
@@ -92,7 +93,7 @@ int blitz_channel_init(struct blitz_channel *ch, size_t capacity, size_t elem_si
 
 	if (!size)
 		return -EINVAL;
-	buf = malloc(size);		/* malloc's alignment (16) is enough */
+	buf = fault_malloc(FAULT_BUF_ALLOC, size);	/* malloc's alignment (16) is enough */
 	if (!buf)
 		return -ENOMEM;
 	err = blitz_channel_init_storage(ch, buf, capacity, elem_size);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../fault.h"
 #include "../spinlock.h"
 #include "waitlist.h"
 #include "words.h"
@@ -57,7 +58,7 @@ int blitz_watch_init(struct blitz_watch *wt, size_t elem_size, const void *initi
 
 	if (!size)
 		return -EINVAL;
-	buf = malloc(size);
+	buf = fault_malloc(FAULT_BUF_ALLOC, size);
 	if (!buf)
 		return -ENOMEM;
 	blitz_watch_init_storage(wt, buf, elem_size, initial);

@@ -14,8 +14,9 @@
  *    close), so that a task cancelled half-way never leaves a descriptor
  *    or a buffer behind: the job owns both until it hands them over.
  *
- * Handing over an output (read_file's data, readdir's entries) to a task
- * that may have been cancelled meanwhile: op->claim goes from NONE to
+ * Handing over an output (read_file's data, readdir's entries, the
+ * descriptor a pool job opened) to a task that may have been cancelled
+ * meanwhile: op->claim goes from NONE to
  * HANDED (the job, after filling the output) or to ABANDONED (the task's
  * blitz_fs_cancel()), whichever comes first; the loser frees the output.
  */
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <blitz/fs.h>
+#include "../fault.h"
 #include "../sched/runtime.h"
 
 enum fs_kind {
@@ -214,7 +216,10 @@ void blitz_fs_dir_free(struct blitz_fs_dir *dir)
 
 static void free_output(struct blitz_fs_op *op)
 {
-	if (op->kind == FS_READDIR) {
+	if (op->kind == FS_OPEN) {
+		close(op->fd);
+		op->fd = -1;
+	} else if (op->kind == FS_READDIR) {
 		blitz_fs_dir_free(op->dir);
 	} else if (op->kind == FS_READ_FILE) {
 		free(op->data);
@@ -313,7 +318,7 @@ static int64_t read_all(struct blitz_fs_op *op, int fd)
 
 	/* The size is a hint: files under /proc say 0 and still have data. */
 	cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 4096;
-	if (!(data = malloc(cap + 1)))
+	if (!(data = fault_malloc(FAULT_BUF_ALLOC, cap + 1)))
 		return fail(op, FS_READ, ENOMEM);
 	for (;;) {
 		ssize_t r;
@@ -394,7 +399,11 @@ static int64_t fs_job(void *arg)
 
 	switch (op->kind) {
 	case FS_OPEN:
-		return neg_errno(open(op->path, op->flags, op->mode));
+		/* The descriptor is an output: a task that went away has it closed. */
+		if ((op->fd = open(op->path, op->flags, op->mode)) < 0)
+			return -errno;
+		r = op->fd;
+		break;
 	case FS_READ:
 		return neg_errno(op->off < 0 ? read(op->fd, op->buf, op->len)
 					     : pread(op->fd, op->buf, op->len, op->off));

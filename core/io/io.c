@@ -10,6 +10,19 @@
 
 bool io_submit_op(struct blitz_io *io, struct blitz_io_op *op, struct blitz_waker waker);
 
+/*
+ * delivered - @op's result goes to its task now: a descriptor it made is
+ * the task's from here on, and a later cancel leaves it alone (driver.h,
+ * op->claim).  Relaxed: the completer's mark, if any, was read with DONE's
+ * acquire, and nobody else writes the claim any more.
+ */
+static enum blitz_poll delivered(struct blitz_io_op *op)
+{
+	if (io_op_makes_fd(op))
+		atomic_store_explicit(&op->claim, IO_CLAIM_DELIVERED, memory_order_relaxed);
+	return BLITZ_READY;
+}
+
 enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)
 {
 	struct blitz_runtime *rt = blitz_cx_runtime(cx);
@@ -17,11 +30,11 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)
 	uint32_t s = atomic_load_explicit(&op->state, memory_order_acquire);
 
 	if (s == IO_OP_DONE)
-		return BLITZ_READY;
+		return delivered(op);
 	if (s == IO_OP_PENDING)
 		return BLITZ_PENDING;	/* our waker is registered */
 	if (io_submit_op(&rt->io, op, blitz_cx_waker(cx)))
-		return BLITZ_READY;
+		return delivered(op);
 	/* Workers flush at the end of their tick; anyone else now. */
 	if (!current_worker)
 		io_driver_flush(&rt->io);
@@ -32,8 +45,12 @@ void blitz_io_cancel(struct blitz_io_op *op)
 {
 	struct blitz_io *io = op->driver;
 
+	if (!io)
+		return;
+	if (io_op_makes_fd(op))
+		io_abandon(op);
 	/* Acquire: as in blitz_io_poll (io_complete's release); DONE needs no cancel. */
-	if (io && atomic_load_explicit(&op->state, memory_order_acquire) == IO_OP_PENDING)
+	if (atomic_load_explicit(&op->state, memory_order_acquire) == IO_OP_PENDING)
 		io->backend->cancel(io, op);
 }
 

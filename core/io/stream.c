@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <blitz/stream.h>
+#include "../fault.h"
 #include "pipe.h"
 
 /* ---------------------------------------------------------------------- */
@@ -210,7 +211,7 @@ void blitz_stream_cancel(struct blitz_stream_op *op)
 static void *buffer_get(void *buf, size_t cap, bool *owned)
 {
 	*owned = !buf;
-	return buf ? buf : malloc(cap);
+	return buf ? buf : fault_malloc(FAULT_BUF_ALLOC, cap);
 }
 
 int blitz_bufreader_init(struct blitz_bufreader *r, const struct blitz_stream *src,

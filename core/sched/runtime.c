@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "../clock.h"
 #include "../compiler.h"
+#include "../fault.h"
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
@@ -47,6 +48,10 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	struct blitz_runtime *rt;
 	char err[256];
 
+	if (fault_setup()) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if (cfg) {
 		c = *cfg;
 	} else {
@@ -106,7 +111,29 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	return rt;
 }
 
-/* runtime_start - start the workers on the first spawn (lazy start). */
+/*
+ * start_worker - pthread_create for @w, tried again for a while (100 times,
+ * 1 ms apart) when it fails for want of resources: EAGAIN (a thread limit,
+ * or memory, which a moment may give back; ENOMEM from an allocator that
+ * says so).  Return: 0 or the last error.
+ */
+static int start_worker(struct blitz_worker *w)
+{
+	int err = EAGAIN;
+
+	for (int i = 0; i < 100 && (err == EAGAIN || err == ENOMEM); i++) {
+		if (i)
+			usleep(1000);
+		err = pthread_create(&w->thread, NULL, worker_main, w);
+	}
+	return err;
+}
+
+/*
+ * runtime_start - start the workers on the first spawn (lazy start).  A
+ * worker that cannot start aborts the process: the queues, the steal
+ * victims and the idle protocol count on every worker running.
+ */
 void runtime_start(struct blitz_runtime *rt)
 {
 	/* Acquire: pairs with the release below; the threads exist. */
@@ -120,9 +147,10 @@ void runtime_start(struct blitz_runtime *rt)
 		/* Workers never take an asynchronous signal (blitz/signal.h). */
 		runtime_block_signals(&old);
 		for (unsigned i = 0; i < rt->num_workers; i++) {
-			if (pthread_create(&rt->workers[i].thread, NULL, worker_main,
-					   &rt->workers[i])) {
-				perror("blitz: pthread_create");
+			int err = start_worker(&rt->workers[i]);
+
+			if (err) {
+				fprintf(stderr, "blitz: cannot start worker %u: %s\n", i, strerror(err));
 				abort();
 			}
 		}

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../fault.h"
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
@@ -386,6 +387,11 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 
 	if (size > UINT32_MAX) {
 		errno = EINVAL;
+		return NULL;
+	}
+	/* The task_alloc fault point fails it as the allocator would (core/fault.h). */
+	if (fault_fail(FAULT_TASK_ALLOC)) {
+		errno = ENOMEM;
 		return NULL;
 	}
 	t = task_cache_alloc(sizeof(*t) + size);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../clock.h"
+#include "../fault.h"
 #include "../probes.h"
 #include "../sched/runtime.h"
 #include "../sched/task.h"
@@ -101,7 +102,7 @@ void timer_entry_init_callback(struct blitz_timer_entry *e, uint64_t deadline_ns
  */
 struct blitz_timer_entry *timer_entry_new_waker(uint64_t deadline_ns, struct blitz_waker waker)
 {
-	struct blitz_timer_entry *e = malloc(sizeof(*e));
+	struct blitz_timer_entry *e = fault_malloc(FAULT_TIMER_ALLOC, sizeof(*e));
 
 	if (e) {
 		timer_entry_init_waker(e, deadline_ns, waker);
@@ -113,7 +114,7 @@ struct blitz_timer_entry *timer_entry_new_waker(uint64_t deadline_ns, struct bli
 struct blitz_timer_entry *timer_entry_new_callback(uint64_t deadline_ns,
 						   void (*fn)(void *arg), void *arg)
 {
-	struct blitz_timer_entry *e = malloc(sizeof(*e));
+	struct blitz_timer_entry *e = fault_malloc(FAULT_TIMER_ALLOC, sizeof(*e));
 
 	if (e) {
 		timer_entry_init_callback(e, deadline_ns, fn, arg);

@@ -70,6 +70,7 @@ struct blitz_io_op {
 	int flags;
 	int32_t result;			/* valid once done */
 	_Atomic uint32_t state;		/* enum in backends/driver.h */
+	_Atomic uint32_t claim;		/* accept, openat: who owns the descriptor (driver.h) */
 	void *buf;
 	size_t len;
 	off_t off;
@@ -131,6 +132,11 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx);
  * for an operation that is not pending.  Safe from a drop function.  Call
  * it from @op's task (its poll or drop function), or from a thread that
  * synchronizes with the task after the poll that submitted @op returned.
+ *
+ * An operation that makes a descriptor (accept, openat) never loses one:
+ * a descriptor that blitz_io_poll() has not handed to the task, whether
+ * it came before the cancel or comes after it, is closed, and the result
+ * is -ECANCELED.
  */
 void blitz_io_cancel(struct blitz_io_op *op);
 

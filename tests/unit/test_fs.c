@@ -656,6 +656,55 @@ START_TEST(cancelled_tasks_leak_nothing)
 }
 END_TEST
 
+/* open_fds - descriptors this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * Opens cancelled at once, a little later, or after completion: each
+ * descriptor is the task's (delivered: closed here) or closed by the
+ * runtime (the pool job or the completion that finds its task gone).
+ * Counted outside the runtime's life, so that its own descriptors cancel.
+ */
+START_TEST(cancelled_opens_leak_no_descriptor)
+{
+	struct blitz_task *t[40];
+	int before = open_fds();
+
+	SETUP_OR_SKIP();
+	ck_assert_int_eq(fs_write_file(path("f"), "data", 4), 4);
+	for (int i = 0; i < 40; i++) {
+		struct one s = { 0 };
+
+		blitz_fs_prep_open_flags(&s.op, path("f"), O_RDONLY, 0);
+		t[i] = blitz_spawn(rt, &one_vt, &s, sizeof(s));
+		ck_assert_ptr_nonnull(t[i]);
+		if (i % 3 == 1)
+			usleep(200);
+		blitz_task_cancel(t[i]);
+	}
+	for (int i = 0; i < 40; i++) {
+		struct one *s = blitz_task_state(t[i]);
+
+		blitz_join(t[i]);
+		if (s->op.delivered && s->op.result >= 0)
+			close((int)s->op.result);
+		blitz_task_release(t[i]);
+	}
+	teardown();	/* shutdown waits for the jobs still running */
+	ck_assert_int_eq(open_fds(), before);
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -671,6 +720,7 @@ static Suite *fs_suite(void)
 	tcase_add_loop_test(tc, eacces, 0, 3);
 	tcase_add_loop_test(tc, files_go_to_the_pool_on_readiness_backends, 0, 3);
 	tcase_add_loop_test(tc, cancelled_tasks_leak_nothing, 0, 3);
+	tcase_add_loop_test(tc, cancelled_opens_leak_no_descriptor, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

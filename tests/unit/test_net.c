@@ -949,6 +949,85 @@ START_TEST(address_parsing)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* An accept that completes while its task goes away                       */
+
+struct lone_accept {
+	struct blitz_co co;
+	struct blitz_accept a;
+	int lfd;
+	int fd;			/* the connection, once handed over */
+};
+
+static void lone_accept_drop(void *arg)
+{
+	struct lone_accept *s = arg;
+
+	blitz_io_cancel(&s->a.op);
+	if (s->fd >= 0)
+		close(s->fd);
+}
+
+/* Accept one connection, then hold it until dropped (never polled again). */
+static enum blitz_poll lone_accept_poll(void *arg, struct blitz_cx *cx)
+{
+	struct lone_accept *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	BLITZ_AWAIT(&s->co, blitz_accept_poll(&s->a, s->lfd, cx));
+	s->fd = s->a.result;
+	BLITZ_AWAIT(&s->co, BLITZ_PENDING);
+	BLITZ_CO_END(&s->co);
+}
+
+static const struct blitz_task_vtable lone_accept_vt =
+	BLITZ_TASK_VTABLE(lone_accept_poll, lone_accept_drop);
+
+/*
+ * The runtime freed right after a client connects: the accept completes
+ * before the free (the task holds the connection, its drop closes it),
+ * during it (the shutdown collects the completion, and the drop's cancel
+ * must close the descriptor nobody was handed), or never (the listener's
+ * close resets the queued connection).  In each case the client's
+ * connection ends: a descriptor left open keeps its read waiting until the
+ * guard (found by the fault suite's shutdown workload, docs/faults.md).
+ */
+START_TEST(accept_completed_at_shutdown_is_closed)
+{
+	struct timeval guard = { .tv_sec = (time_t)(20 * test_timeout_scale()) };
+
+	for (int round = 0; round < 40; round++) {
+		struct blitz_runtime *rt = test_runtime_on(_i);
+		struct lone_accept la = { .fd = -1 };
+		struct blitz_addr a, bound;
+		char c;
+		int cfd;
+		ssize_t r;
+
+		NEED_BACKEND(rt, _i);
+		ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+		la.lfd = blitz_listen(&a, 16);
+		ck_assert_int_ge(la.lfd, 0);
+		ck_assert_int_eq(blitz_addr_local(la.lfd, &bound), 0);
+		ck_assert_int_eq(blitz_spawn_detached(rt, &lone_accept_vt, &la, sizeof(la)), 0);
+		usleep((useconds_t)(round % 4) * 200);	/* vary where the free lands */
+		cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(cfd, 0);
+		ck_assert_int_eq(connect(cfd, (struct sockaddr *)&bound.ss, bound.len), 0);
+		setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &guard, sizeof(guard));
+		blitz_runtime_free(rt);
+		close(la.lfd);
+		do
+			r = recv(cfd, &c, 1, 0);
+		while (r < 0 && errno == EINTR);
+		ck_assert_msg(r == 0 || (r < 0 && errno == ECONNRESET),
+			      "round %d: the connection stayed open (recv %zd: %s)", round, r,
+			      r < 0 ? strerror(errno) : "data");
+		close(cfd);
+	}
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -970,6 +1049,7 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, connect_timeout, 0, 3);
 	tcase_add_loop_test(tc, read_timeout, 0, 3);
 	tcase_add_loop_test(tc, short_reads_then_eof, 0, 3);
+	tcase_add_loop_test(tc, accept_completed_at_shutdown_is_closed, 0, TEST_BACKENDS);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("sockets", 60);
