@@ -23,6 +23,7 @@
 #include "../clock.h"
 #include "../probes.h"
 #include "runtime.h"
+#include "help.h"
 #include "task.h"
 #include "wake.h"
 #include "worker.h"
@@ -79,6 +80,9 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->rng[0] = splitmix64(&seed);
 	w->rng[1] = splitmix64(&seed);
 	w->batch_head = w->batch_len = 0;
+	w->help = NULL;
+	w->stack_limit = 0;
+	w->helped_ns = 0;
 	park_init(&w->park);
 	atomic_init(&w->woken_by, -1);
 	memset(&w->stats, 0, sizeof(w->stats));
@@ -700,7 +704,7 @@ static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
 	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
 }
 
-static void worker_park(struct blitz_worker *w)
+void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
 	struct blitz_idle *idle = &rt->idle;
@@ -785,9 +789,19 @@ out:
 /* ---------------------------------------------------------------------- */
 /* The run loop                                                            */
 
-static void worker_tick(struct blitz_worker *w)
+/*
+ * tick - one tick: maintenance (timers on worker 0, I/O), then up to a
+ * budget of polls; returns how many ran.  @until: a join's target
+ * (core/sched/help.c), after whose completion the tick ends at once; NULL
+ * in the run loop, where the test compiles away (this is inlined into
+ * both callers).  The time spent inside joins during the tick (helped_ns,
+ * which help.c keeps) is taken out of the EWMA sample like the steal
+ * phase: those polls are sampled by the nested ticks that ran them.
+ */
+static inline __attribute__((always_inline)) uint32_t
+tick(struct blitz_worker *w, const struct blitz_task *until)
 {
-	uint64_t start = clock_now_ns(), search_ns = 0;
+	uint64_t start = clock_now_ns(), search_ns = 0, helped = w->helped_ns;
 	uint32_t tasks_run = 0;
 	int source;
 
@@ -825,6 +839,8 @@ static void worker_tick(struct blitz_worker *w)
 		w->budget--;
 		w->polls_since_global++;
 		tasks_run++;
+		if (until && task_lifecycle(task_state_load(until)) == TASK_COMPLETE)
+			break;
 	}
 	/* I/O: start what the polls submitted, in one go. */
 	if (tasks_run)
@@ -833,9 +849,35 @@ static void worker_tick(struct blitz_worker *w)
 		stat_inc(w, budget_exhausted);
 		BLITZ_BUDGET_EXHAUSTED((int)w->index, w->tick);
 	}
-	update_interval(w, tasks_run, clock_now_ns() - start - search_ns);
-	if (tasks_run == 0)
+	update_interval(w, tasks_run, clock_now_ns() - start - search_ns - (w->helped_ns - helped));
+	return tasks_run;
+}
+
+static void worker_tick(struct blitz_worker *w)
+{
+	if (tick(w, NULL) == 0)
 		worker_park(w);
+}
+
+/*
+ * worker_help_tick - a tick inside a join (core/sched/help.c) that ends
+ * as soon as @target completes; it does not park (the caller does, after
+ * registering its waker).  Returns the polls it ran.
+ */
+uint32_t worker_help_tick(struct blitz_worker *w, const struct blitz_task *target)
+{
+	return tick(w, target);
+}
+
+/*
+ * worker_help_leave - a join is done helping: leave the searching state
+ * its last tick may have left us in (a search that found nothing ends in
+ * a park in the run loop; a join whose target completed does not park),
+ * so that producers do not count on a searcher that is back in a poll.
+ */
+void worker_help_leave(struct blitz_worker *w)
+{
+	end_searching(w, -1);
 }
 
 /*
@@ -866,6 +908,7 @@ void *worker_main(void *arg)
 	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
 	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
 	current_worker = w;
+	w->stack_limit = help_stack_limit();
 	io_driver_thread_start(&w->rt->io, w->index);	/* its own ring, if any */
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))

@@ -25,6 +25,18 @@ const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS] = {
 };
 const char *const test_backend_names[TEST_BACKENDS] = { "io_uring", "epoll", "poll" };
 
+struct blitz_runtime *test_runtime_workers(unsigned workers)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = workers;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	return rt;
+}
+
 struct blitz_runtime *test_runtime_on(int i)
 {
 	struct blitz_config c;

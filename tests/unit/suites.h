@@ -41,6 +41,9 @@ double test_timeout_scale(void);
 extern const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS];
 extern const char *const test_backend_names[TEST_BACKENDS];
 
+/* A runtime with @workers workers and the other defaults. */
+struct blitz_runtime *test_runtime_workers(unsigned workers);
+
 /* A 2-worker runtime on backend @i (it may fall back: NEED_BACKEND). */
 struct blitz_runtime *test_runtime_on(int i);
 
