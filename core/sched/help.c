@@ -10,9 +10,8 @@
  * A task polled inside a join runs on top of the joiner's stack: the
  * joiner resumes only after that poll returns.  What this costs and how
  * it is bounded:
- *  - the worker's per-tick state (budget, LIFO polls, trace latch) is the
- *    nested ticks' while they run, and the joiner's tick's again after;
- *    current_task is the joiner's again after each nested poll;
+ *  - the nested ticks are the worker's ticks (budget, LIFO polls); the
+ *    joiner's trace latch and current_task are its own again after them;
  *  - each nesting takes stack: a join that finds less than
  *    BLITZ_JOIN_STACK_RESERVE left returns -EDEADLK at once;
  *  - a join whose target is a task polled lower on this stack can never
@@ -199,32 +198,48 @@ static int help(struct blitz_worker *w, struct blitz_task *t, struct help_frame 
 
 /*
  * worker_join - blitz_join on worker @w (the calling thread's) for a task
- * @t of @w's runtime.  The worker state a nested tick overwrites is the
- * joiner's tick's again on the way out; the time inside, less what inner
- * joins already counted, goes to helped_ns (tick() leaves it out of the
- * EWMA sample).
+ * @t of @w's runtime.  First the fast path: @t in the LIFO slot is polled
+ * at once (worker_poll_lifo).  Else the helping loop, whose nested ticks
+ * are the worker's ticks: the joiner resumes with the budget and LIFO
+ * polls the last one left (at least one unit, the joiner's own poll's,
+ * which its tick takes when the poll returns), and with its own trace
+ * latch and current_task again.  The loop's time, less what inner joins
+ * already counted, goes to helped_ns (tick() leaves it out of the EWMA
+ * sample), and the fast-path polls inside it are no longer the enclosing
+ * tick's to count.
  */
 int worker_join(struct blitz_worker *w, struct blitz_task *t)
 {
 	struct help_frame f = { .outer = w->help, .joiner = current_task };
-	uint32_t budget = w->budget, lifo_polls = w->lifo_polls;
 	uint8_t traced = w->traced;
-	uint64_t start, helped = w->helped_ns;
+	uint64_t start, helped, inlined;
 	int ret;
 
 	if (complete(t))
 		return blitz_task_cancelled(t) ? -ECANCELED : 0;
 	if (t == f.joiner || (uintptr_t)__builtin_frame_address(0) < w->stack_limit)
 		return -EDEADLK;
-	start = clock_now_ns();
+	/* The frame is there for the fast path too: a join below() looks for it. */
 	w->help = &f;
+	if (worker_poll_lifo(w, t)) {
+		current_task = f.joiner;
+		w->traced = traced;	/* a timed poll's TRACED_SAMPLING, if ours */
+		if (complete(t)) {
+			w->help = f.outer;
+			return blitz_task_cancelled(t) ? -ECANCELED : 0;
+		}
+	}
+	helped = w->helped_ns;
+	inlined = w->inline_polls;
+	start = clock_now_ns();
 	ret = help(w, t, &f);
 	w->help = f.outer;
 	worker_help_leave(w);
 	current_task = f.joiner;
-	w->budget = budget;
-	w->lifo_polls = lifo_polls;
+	if (w->budget == 0)
+		w->budget = 1;
 	w->traced = traced;
+	w->inline_polls = inlined;
 	w->helped_ns = helped + (clock_now_ns() - start);
 	if (ret)
 		return ret;

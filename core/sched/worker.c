@@ -83,6 +83,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->help = NULL;
 	w->stack_limit = 0;
 	w->helped_ns = 0;
+	w->inline_polls = 0;
 	park_init(&w->park);
 	atomic_init(&w->woken_by, -1);
 	memset(&w->stats, 0, sizeof(w->stats));
@@ -796,12 +797,14 @@ out:
  * in the run loop, where the test compiles away (this is inlined into
  * both callers).  The time spent inside joins during the tick (helped_ns,
  * which help.c keeps) is taken out of the EWMA sample like the steal
- * phase: those polls are sampled by the nested ticks that ran them.
+ * phase: those polls are sampled by the nested ticks that ran them.  The
+ * polls a join's fast path ran (inline_polls) stay in, and are counted.
  */
 static inline __attribute__((always_inline)) uint32_t
 tick(struct blitz_worker *w, const struct blitz_task *until)
 {
 	uint64_t start = clock_now_ns(), search_ns = 0, helped = w->helped_ns;
+	uint64_t inlined = w->inline_polls;
 	uint32_t tasks_run = 0;
 	int source;
 
@@ -849,7 +852,8 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 		stat_inc(w, budget_exhausted);
 		BLITZ_BUDGET_EXHAUSTED((int)w->index, w->tick);
 	}
-	update_interval(w, tasks_run, clock_now_ns() - start - search_ns - (w->helped_ns - helped));
+	update_interval(w, tasks_run + (uint32_t)(w->inline_polls - inlined),
+			clock_now_ns() - start - search_ns - (w->helped_ns - helped));
 	return tasks_run;
 }
 
@@ -867,6 +871,30 @@ static void worker_tick(struct blitz_worker *w)
 uint32_t worker_help_tick(struct blitz_worker *w, const struct blitz_task *target)
 {
 	return tick(w, target);
+}
+
+/*
+ * worker_poll_lifo - a join's fast path (core/sched/help.c): if @t sits in
+ * @w's LIFO slot (spawned just before the join), take it and poll it here,
+ * as find_work would have, without a tick around it; returns whether it
+ * did.  A LIFO hit, but not held to BLITZ_MAX_LIFO_POLLS: that cap keeps
+ * two tasks waking each other from starving the ring, where here one poll
+ * (the joiner's) runs on; what bounds it is the budget, of which each
+ * such poll takes one, leaving one for the joiner's.
+ */
+bool worker_poll_lifo(struct blitz_worker *w, struct blitz_task *t)
+{
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
+	if (w->budget <= 1 || atomic_load_explicit(&w->lifo, memory_order_relaxed) != t)
+		return false;
+	atomic_store_explicit(&w->lifo, NULL, memory_order_relaxed);
+	stat_inc(w, lifo_hits);
+	BLITZ_LIFO_HIT((int)w->index, (uint64_t)(uintptr_t)t);
+	w->budget--;
+	w->polls_since_global++;
+	w->inline_polls++;
+	worker_run_task(w, t, SRC_LIFO);
+	return true;
 }
 
 /*

@@ -56,6 +56,7 @@ struct blitz_worker {
 	struct help_frame *help;		/* help.c: the innermost join helping on this stack */
 	uintptr_t stack_limit;			/* help.c: a join below this address does not help */
 	uint64_t helped_ns;			/* help.c: ns inside joins (tick() subtracts them) */
+	uint64_t inline_polls;			/* help.c: polls a join's fast path ran (tick() counts them) */
 
 	alignas(CACHE_LINE) struct blitz_park park;
 	_Atomic int woken_by;			/* who unparked us (worker index, -1 outside) */
@@ -112,6 +113,7 @@ void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t, int source);
 void worker_park(struct blitz_worker *w);
 uint32_t worker_help_tick(struct blitz_worker *w, const struct blitz_task *target);
+bool worker_poll_lifo(struct blitz_worker *w, struct blitz_task *t);
 void worker_help_leave(struct blitz_worker *w);
 int worker_join(struct blitz_worker *w, struct blitz_task *t);
 

@@ -176,7 +176,8 @@ enum blitz_poll blitz_join_poll(struct blitz_task *task, struct blitz_cx *cx);
  *
  * From a thread that is not a worker: runs tasks of the global queue
  * until @task completes.  From a worker of @task's runtime (a poll
- * function may call it): the worker runs its own loop (its LIFO slot,
+ * function may call it): @task in the worker's LIFO slot (just spawned)
+ * is polled at once; else the worker runs its own loop (its LIFO slot,
  * queues, steals, timers, I/O; parking when idle) until @task completes;
  * the tasks it runs nest on the caller's stack, so the caller resumes
  * after them (docs/scheduler.md, "Joining from a worker").
