@@ -7,6 +7,10 @@
  * target completes (seed 002's helpUntilComplete; docs/scheduler.md,
  * "Joining from a worker").
  *
+ * A target in the worker's LIFO slot (spawned just before the join) is
+ * polled at once, without a tick around it (worker_poll_lifo): the
+ * seed's spawn-and-join that costs about an inline call.
+ *
  * A task polled inside a join runs on top of the joiner's stack: the
  * joiner resumes only after that poll returns.  What this costs and how
  * it is bounded:
