@@ -117,14 +117,14 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
  * or memory, which a moment may give back; ENOMEM from an allocator that
  * says so).  Return: 0 or the last error.
  */
-static int start_worker(struct blitz_worker *w)
+static int start_worker(struct blitz_worker *w, const pthread_attr_t *attr)
 {
 	int err = EAGAIN;
 
 	for (int i = 0; i < 100 && (err == EAGAIN || err == ENOMEM); i++) {
 		if (i)
 			usleep(1000);
-		err = pthread_create(&w->thread, NULL, worker_main, w);
+		err = pthread_create(&w->thread, attr, worker_main, w);
 	}
 	return err;
 }
@@ -146,14 +146,20 @@ void runtime_start(struct blitz_runtime *rt)
 
 		/* Workers never take an asynchronous signal (blitz/signal.h). */
 		runtime_block_signals(&old);
+		pthread_attr_t attr;
+
+		/* Joins nest on a worker's stack (core/sched/help.c): room for them. */
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, BLITZ_WORKER_STACK_SIZE);
 		for (unsigned i = 0; i < rt->num_workers; i++) {
-			int err = start_worker(&rt->workers[i]);
+			int err = start_worker(&rt->workers[i], &attr);
 
 			if (err) {
 				fprintf(stderr, "blitz: cannot start worker %u: %s\n", i, strerror(err));
 				abort();
 			}
 		}
+		pthread_attr_destroy(&attr);
 		runtime_restore_signals(&old);
 		/* Release: pairs with the acquires above and in blitz_runtime_free. */
 		atomic_store_explicit(&rt->started, true, memory_order_release);
@@ -256,10 +262,6 @@ static int wait_outside(struct blitz_task *t, bool help)
 	uint64_t s = task_state_load(t);
 	bool registered = false;
 
-	if (current_worker) {
-		errno = EDEADLK;
-		return -EDEADLK;	/* a worker must await with blitz_join_poll */
-	}
 	if (task_lifecycle(s) != TASK_COMPLETE && !(s & TASK_JOIN_WAKER)) {
 		t->join_waker = thread_clone(&tw);
 		for (;;) {
@@ -296,11 +298,28 @@ static int wait_outside(struct blitz_task *t, bool help)
 	return blitz_task_cancelled(t) ? -ECANCELED : 0;
 }
 
+/*
+ * wait_for - wait for @t: on one of its runtime's workers by helping
+ * (core/sched/help.c), on a worker of another runtime not at all (its
+ * tasks may need this thread), elsewhere as wait_outside.
+ */
+static int wait_for(struct blitz_task *t, bool help)
+{
+	struct blitz_worker *w = current_worker;
+
+	if (!w)
+		return wait_outside(t, help);
+	if (w->rt == t->rt)
+		return worker_join(w, t);
+	errno = EDEADLK;
+	return -EDEADLK;
+}
+
 int blitz_join(struct blitz_task *t)
 {
 	if (!t)
 		return -EINVAL;
-	return wait_outside(t, true);
+	return wait_for(t, true);
 }
 
 int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
@@ -311,8 +330,9 @@ int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
 
 	if (!t)
 		return -errno;
-	ret = wait_outside(t, false);
-	if (ret != -EDEADLK && size)
+	ret = wait_for(t, false);
+	/* Not done (a join from a worker that stopped waiting): still running. */
+	if (blitz_task_done(t) && size)
 		memcpy(state, task_user(t), size);
 	blitz_task_release(t);
 	return ret;

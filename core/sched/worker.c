@@ -23,6 +23,7 @@
 #include "../clock.h"
 #include "../probes.h"
 #include "runtime.h"
+#include "help.h"
 #include "task.h"
 #include "wake.h"
 #include "worker.h"
@@ -80,6 +81,10 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->rng[1] = splitmix64(&seed);
 	w->batch_head = w->batch_len = 0;
 	task_cache_init(&w->task_cache);
+	w->help = NULL;
+	w->stack_limit = 0;
+	w->helped_ns = 0;
+	w->inline_polls = 0;
 	park_init(&w->park);
 	atomic_init(&w->woken_by, -1);
 	memset(&w->stats, 0, sizeof(w->stats));
@@ -264,7 +269,8 @@ static void lifo_flush(struct blitz_worker *w, int reason)
 	push_ring(w, t);
 }
 
-static struct blitz_task *lifo_take(struct blitz_worker *w)
+/* Inlined, as find_work (below), into both copies of tick(). */
+static inline __attribute__((always_inline)) struct blitz_task *lifo_take(struct blitz_worker *w)
 {
 	struct blitz_task *t;
 
@@ -394,8 +400,12 @@ static inline struct blitz_task *found(struct blitz_worker *w, struct blitz_task
  * *@search_ns grows by the time spent stealing (the other workers' rings
  * and the last global check): not poll time, so not part of the EWMA
  * sample (Tokio stops its poll-time clock around the steal phase too).
+ * Inlined into both copies of tick(), as lifo_take: with two callers gcc
+ * kept both out of line, which cost the run loop ~29 instructions a poll
+ * (tools/measure-instructions, yield_many untraced: 254.2, against 225.1
+ * before the join's copy; 225.8 inlined).
  */
-static struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_t *search_ns)
+static inline __attribute__((always_inline)) struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_t *search_ns)
 {
 	uint64_t search_start;
 	struct blitz_task *t;
@@ -711,7 +721,7 @@ static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
 	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
 }
 
-static void worker_park(struct blitz_worker *w)
+void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
 	struct blitz_idle *idle = &rt->idle;
@@ -796,9 +806,21 @@ out:
 /* ---------------------------------------------------------------------- */
 /* The run loop                                                            */
 
-static void worker_tick(struct blitz_worker *w)
+/*
+ * tick - one tick: maintenance (timers on worker 0, I/O), then up to a
+ * budget of polls; returns how many ran.  @until: a join's target
+ * (core/sched/help.c), after whose completion the tick ends at once; NULL
+ * in the run loop, where the test compiles away (this is inlined into
+ * both callers).  The time spent inside joins during the tick (helped_ns,
+ * which help.c keeps) is taken out of the EWMA sample like the steal
+ * phase: those polls are sampled by the nested ticks that ran them.  The
+ * polls a join's fast path ran (inline_polls) stay in, and are counted.
+ */
+static inline __attribute__((always_inline)) uint32_t
+tick(struct blitz_worker *w, const struct blitz_task *until)
 {
-	uint64_t start = clock_now_ns(), search_ns = 0;
+	uint64_t start = clock_now_ns(), search_ns = 0, helped = w->helped_ns;
+	uint64_t inlined = w->inline_polls;
 	uint32_t tasks_run = 0;
 
 	w->tick++;
@@ -835,6 +857,8 @@ static void worker_tick(struct blitz_worker *w)
 		w->budget--;
 		w->polls_since_global++;
 		tasks_run++;
+		if (until && task_lifecycle(task_state_load(until)) == TASK_COMPLETE)
+			break;
 	}
 	/* I/O: start what the polls submitted, in one go. */
 	if (tasks_run)
@@ -843,9 +867,60 @@ static void worker_tick(struct blitz_worker *w)
 		stat_inc(w, budget_exhausted);
 		BLITZ_BUDGET_EXHAUSTED((int)w->index, w->tick);
 	}
-	update_interval(w, tasks_run, clock_now_ns() - start - search_ns);
-	if (tasks_run == 0)
+	update_interval(w, tasks_run + (uint32_t)(w->inline_polls - inlined),
+			clock_now_ns() - start - search_ns - (w->helped_ns - helped));
+	return tasks_run;
+}
+
+static void worker_tick(struct blitz_worker *w)
+{
+	if (tick(w, NULL) == 0)
 		worker_park(w);
+}
+
+/*
+ * worker_help_tick - a tick inside a join (core/sched/help.c) that ends
+ * as soon as @target completes; it does not park (the caller does, after
+ * registering its waker).  Returns the polls it ran.
+ */
+uint32_t worker_help_tick(struct blitz_worker *w, const struct blitz_task *target)
+{
+	return tick(w, target);
+}
+
+/*
+ * worker_poll_lifo - a join's fast path (core/sched/help.c): if @t sits in
+ * @w's LIFO slot (spawned just before the join), take it and poll it here,
+ * as find_work would have, without a tick around it; returns whether it
+ * did.  A LIFO hit, but not held to BLITZ_MAX_LIFO_POLLS: that cap keeps
+ * two tasks waking each other from starving the ring, where here one poll
+ * (the joiner's) runs on; what bounds it is the budget, of which each
+ * such poll takes one, leaving one for the joiner's.
+ */
+bool worker_poll_lifo(struct blitz_worker *w, struct blitz_task *t)
+{
+	/* Relaxed: owner-only slot (see worker_schedule_local). */
+	if (w->budget <= 1 || atomic_load_explicit(&w->lifo, memory_order_relaxed) != t)
+		return false;
+	atomic_store_explicit(&w->lifo, NULL, memory_order_relaxed);
+	stat_inc(w, lifo_hits);
+	BLITZ_LIFO_HIT((int)w->index, (uint64_t)(uintptr_t)t);
+	w->budget--;
+	w->polls_since_global++;
+	w->inline_polls++;
+	worker_run_task(w, found(w, t, &w->run_source, SRC_LIFO));
+	return true;
+}
+
+/*
+ * worker_help_leave - a join is done helping: leave the searching state
+ * its last tick may have left us in (a search that found nothing ends in
+ * a park in the run loop; a join whose target completed does not park),
+ * so that producers do not count on a searcher that is back in a poll.
+ */
+void worker_help_leave(struct blitz_worker *w)
+{
+	end_searching(w, -1);
 }
 
 /*
@@ -876,6 +951,7 @@ void *worker_main(void *arg)
 	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
 	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
 	current_worker = w;
+	w->stack_limit = help_stack_limit();
 	io_driver_thread_start(&w->rt->io, w->index);	/* its own ring, if any */
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))

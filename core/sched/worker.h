@@ -22,6 +22,7 @@
 
 struct blitz_runtime;
 struct blitz_task;
+struct help_frame;
 
 /* Statistics: one writer (the worker), any reader; see stat_inc(). */
 struct worker_stats {
@@ -63,6 +64,10 @@ struct blitz_worker {
 	struct blitz_task *batch[BLITZ_BATCH_BUFFER];
 	pthread_t thread;
 	struct task_cache task_cache;		/* task_cache.h: free task blocks, owner-only */
+	struct help_frame *help;		/* help.c: the innermost join helping on this stack */
+	uintptr_t stack_limit;			/* help.c: a join below this address does not help */
+	uint64_t helped_ns;			/* help.c: ns inside joins (tick() subtracts them) */
+	uint64_t inline_polls;			/* help.c: polls a join's fast path ran (tick() counts them) */
 
 	alignas(CACHE_LINE) struct blitz_park park;
 	_Atomic int woken_by;			/* who unparked us (worker index, -1 outside) */
@@ -133,6 +138,11 @@ int worker_local_dest(struct blitz_worker *w, bool yield);
 void worker_unpark(struct blitz_worker *w);
 void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *out);
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t);
+void worker_park(struct blitz_worker *w);
+uint32_t worker_help_tick(struct blitz_worker *w, const struct blitz_task *target);
+bool worker_poll_lifo(struct blitz_worker *w, struct blitz_task *t);
+void worker_help_leave(struct blitz_worker *w);
+int worker_join(struct blitz_worker *w, struct blitz_task *t);
 
 /* The calling thread's worker (NULL off the workers) and polled task. */
 extern __thread struct blitz_worker *current_worker __attribute__((tls_model("initial-exec")));

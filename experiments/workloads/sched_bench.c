@@ -6,15 +6,19 @@
  * {"runtime":"blitz","bench":"spawn_many_local","workers":2,"backend":"none",
  *  "ops":10000,"iters":15,"median_ns":...,"min_ns":...,"ns_per_op":...}
  *
- * The same benchmarks for Tokio and Go are in experiments/peers/.
+ * The first six are Tokio's; fanout_tree, burst_wake and pipeline are
+ * blitz's own (experiments/peers/README.md, "The benches").  The same
+ * benchmarks for Tokio and Go are in experiments/peers/.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <blitz.h>
 #include "bench_util.h"
 
@@ -23,6 +27,15 @@
 #define YIELD_COUNT	1000
 #define PING_PONGS	1000
 #define CHAIN_LEN	1000
+#define FANOUT		4	/* fanout_tree: children per task */
+#define FANOUT_DEPTH	7	/* levels below the root: (4^8 - 1) / 3 tasks */
+#define FANOUT_TASKS	21845
+#define BURST_TASKS	100	/* burst_wake: spawns per burst */
+#define BURSTS		10	/* bursts per iteration */
+#define BURST_GAP_US	1000	/* idle time before each burst (not timed) */
+#define PIPE_STAGES	4	/* pipeline: tasks in the chain, source and sink included */
+#define PIPE_ITEMS	10000
+#define PIPE_CAPACITY	16
 
 static struct blitz_runtime *rt;
 
@@ -367,20 +380,240 @@ static void bench_spawn_await(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* fanout_tree: each task spawns 4 children and awaits them, 7 levels.    */
+
+struct node {
+	struct blitz_co co;
+	struct blitz_task *child[FANOUT];
+	int depth, i;
+	long count;		/* out: tasks in this subtree */
+};
+
+static enum blitz_poll node_poll(void *arg, struct blitz_cx *cx);
+static const struct blitz_task_vtable node_vt = BLITZ_TASK_VTABLE(node_poll, NULL);
+
+static enum blitz_poll node_poll(void *arg, struct blitz_cx *cx)
+{
+	struct node *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	s->count = 1;
+	if (s->depth > 0) {
+		for (int i = 0; i < FANOUT; i++) {
+			struct node c = { .depth = s->depth - 1 };
+
+			if (!(s->child[i] = blitz_spawn(NULL, &node_vt, &c, sizeof(c))))
+				die("spawn");
+		}
+		/* In spawn order, as Tokio's JoinHandles are awaited. */
+		for (s->i = 0; s->i < FANOUT; s->i++) {
+			BLITZ_AWAIT(&s->co, blitz_join_poll(s->child[s->i], cx));
+			s->count += ((struct node *)blitz_task_state(s->child[s->i]))->count;
+			blitz_task_release(s->child[s->i]);
+		}
+	}
+	BLITZ_CO_END(&s->co);
+}
+
+static void bench_fanout_tree(void)
+{
+	struct node root = { .depth = FANOUT_DEPTH };
+
+	if (blitz_block_on(rt, &node_vt, &root, sizeof(root)))
+		die("block_on");
+	if (root.count != FANOUT_TASKS)
+		die("fanout_tree: wrong count");
+}
+
+/* ---------------------------------------------------------------------- */
+/* burst_wake: bursts of 100 spawns from main into an idle runtime; each  */
+/* task's wait from its spawn to its first poll is a latency sample.     */
+
+static uint64_t *lat;			/* the measured iterations' samples */
+static size_t lat_len, lat_cap;
+static int lat_on;			/* run_bench: an iteration that is measured */
+
+static void lat_reserve(size_t more)
+{
+	if (lat_len + more <= lat_cap)
+		return;
+	lat_cap = (lat_len + more) * 2;
+	if (!(lat = realloc(lat, lat_cap * sizeof(*lat))))
+		die("realloc");
+}
+
+struct burst {
+	sem_t done;
+	_Atomic long left;
+	uint64_t wait[BURST_TASKS];	/* per task: first poll - spawn, ns */
+};
+
+struct burst_task {
+	struct burst *b;
+	uint64_t spawned;
+	int i;
+};
+
+static enum blitz_poll burst_poll(void *arg, struct blitz_cx *cx)
+{
+	struct burst_task *s = arg;
+
+	s->b->wait[s->i] = bench_now_ns() - s->spawned;
+	/* acq_rel: the last one's post follows every task's sample. */
+	if (atomic_fetch_sub_explicit(&s->b->left, 1, memory_order_acq_rel) == 1)
+		sem_post(&s->b->done);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable burst_vt = BLITZ_TASK_VTABLE(burst_poll, NULL);
+
+/*
+ * One iteration: BURSTS times, let the runtime go idle (a 1 ms sleep,
+ * not timed: its workers park), then spawn a burst from main and wait
+ * for all of it; the time is the bursts' alone.
+ */
+static uint64_t bench_burst_wake_timed(void)
+{
+	static struct burst b;
+	uint64_t total = 0;
+
+	if (sem_init(&b.done, 0, 0))
+		die("sem_init");
+	for (int k = 0; k < BURSTS; k++) {
+		uint64_t start;
+
+		usleep(BURST_GAP_US);
+		atomic_store_explicit(&b.left, BURST_TASKS, memory_order_relaxed);
+		start = bench_now_ns();
+		for (int i = 0; i < BURST_TASKS; i++) {
+			struct burst_task t = { &b, bench_now_ns(), i };
+
+			if (blitz_spawn_detached(rt, &burst_vt, &t, sizeof(t)))
+				die("spawn");
+		}
+		while (sem_wait(&b.done))
+			;
+		total += bench_now_ns() - start;
+		if (lat_on) {
+			lat_reserve(BURST_TASKS);
+			memcpy(lat + lat_len, b.wait, sizeof(b.wait));
+			lat_len += BURST_TASKS;
+		}
+	}
+	sem_destroy(&b.done);
+	return total;
+}
+
+/* ---------------------------------------------------------------------- */
+/* pipeline: a chain of 4 tasks joined by 16-slot channels; the source    */
+/* sends 10,000 items through two relays to the sink.                     */
+
+static struct blitz_channel pipe_chan[PIPE_STAGES - 1];
+
+struct stage {
+	struct blitz_co co;
+	struct blitz_chan_waiter w;
+	struct blitz_channel *in, *out;	/* NULL: the source, the sink */
+	long i, sum;
+	uint64_t v;
+	int err;
+};
+
+static enum blitz_poll stage_poll(void *arg, struct blitz_cx *cx)
+{
+	struct stage *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	for (s->i = 0;; s->i++) {
+		if (s->in) {
+			BLITZ_AWAIT(&s->co, blitz_channel_recv_poll(s->in, &s->w, cx, &s->v, &s->err));
+			if (s->err == -EPIPE)
+				break;
+		} else if (s->i == PIPE_ITEMS) {
+			break;
+		} else {
+			s->v = (uint64_t)s->i;
+		}
+		if (!s->out) {
+			s->sum += (long)s->v;
+			continue;
+		}
+		BLITZ_AWAIT(&s->co, blitz_channel_send_poll(s->out, &s->w, cx, &s->v, &s->err));
+		if (s->err)
+			die("pipeline: send");
+	}
+	if (s->out)
+		blitz_channel_close(s->out);
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable stage_vt = BLITZ_TASK_VTABLE(stage_poll, NULL);
+
+/* The root: spawns the stages, source last, and awaits the sink. */
+struct pipe_root {
+	struct blitz_co co;
+	struct blitz_task *sink;
+	long sum;
+};
+
+static enum blitz_poll pipe_root_poll(void *arg, struct blitz_cx *cx)
+{
+	struct pipe_root *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	for (int i = PIPE_STAGES - 1; i >= 0; i--) {
+		struct stage st = {
+			.in = i > 0 ? &pipe_chan[i - 1] : NULL,
+			.out = i < PIPE_STAGES - 1 ? &pipe_chan[i] : NULL,
+		};
+		struct blitz_task *t = blitz_spawn(NULL, &stage_vt, &st, sizeof(st));
+
+		if (!t)
+			die("spawn");
+		if (i == PIPE_STAGES - 1)
+			s->sink = t;
+		else
+			blitz_task_release(t);
+	}
+	BLITZ_AWAIT(&s->co, blitz_join_poll(s->sink, cx));
+	s->sum = ((struct stage *)blitz_task_state(s->sink))->sum;
+	blitz_task_release(s->sink);
+	BLITZ_CO_END(&s->co);
+}
+static const struct blitz_task_vtable pipe_root_vt = BLITZ_TASK_VTABLE(pipe_root_poll, NULL);
+
+static void bench_pipeline(void)
+{
+	struct pipe_root r = { 0 };
+
+	for (int i = 0; i < PIPE_STAGES - 1; i++)
+		if (blitz_channel_init(&pipe_chan[i], PIPE_CAPACITY, sizeof(uint64_t)))
+			die("channel init");
+	if (blitz_block_on(rt, &pipe_root_vt, &r, sizeof(r)))
+		die("block_on");
+	if (r.sum != (long)PIPE_ITEMS * (PIPE_ITEMS - 1) / 2)
+		die("pipeline: wrong sum");
+	for (int i = 0; i < PIPE_STAGES - 1; i++)
+		blitz_channel_destroy(&pipe_chan[i]);
+}
+
+/* ---------------------------------------------------------------------- */
 
 struct bench {
 	const char *name;
 	void (*run)(void);
 	long ops;
+	uint64_t (*timed)(void);	/* times itself (instead of run), samples latencies */
 };
 
 static const struct bench benches[] = {
-	{ "spawn_many_local", bench_spawn_many_local, SPAWN_TASKS },
-	{ "spawn_many_remote", bench_spawn_many_remote, SPAWN_TASKS },
-	{ "yield_many", bench_yield_many, (long)YIELD_TASKS * YIELD_COUNT },
-	{ "ping_pong", bench_ping_pong, PING_PONGS },
-	{ "chained_spawn", bench_chained_spawn, CHAIN_LEN },
-	{ "spawn_await", bench_spawn_await, SPAWN_TASKS },
+	{ "spawn_many_local", bench_spawn_many_local, SPAWN_TASKS, NULL },
+	{ "spawn_many_remote", bench_spawn_many_remote, SPAWN_TASKS, NULL },
+	{ "yield_many", bench_yield_many, (long)YIELD_TASKS * YIELD_COUNT, NULL },
+	{ "ping_pong", bench_ping_pong, PING_PONGS, NULL },
+	{ "chained_spawn", bench_chained_spawn, CHAIN_LEN, NULL },
+	{ "spawn_await", bench_spawn_await, SPAWN_TASKS, NULL },
+	{ "fanout_tree", bench_fanout_tree, FANOUT_TASKS, NULL },
+	{ "burst_wake", NULL, (long)BURSTS * BURST_TASKS, bench_burst_wake_timed },
+	{ "pipeline", bench_pipeline, PIPE_ITEMS, NULL },
 };
 
 /*
@@ -420,26 +653,41 @@ static void run_bench(const struct bench *b, unsigned workers, int iters, int wa
 	if (!t)
 		die("calloc");
 	for (int i = 0; i < warmup; i++)
-		b->run();
+		b->timed ? (void)b->timed() : b->run();
+	lat_len = 0;
+	lat_on = 1;
 	for (int i = 0; i < iters; i++) {
 		uint64_t start;
 
 		if (iter_stats)
 			read_worker_stats(before, nw);
 		start = bench_now_ns();
-		b->run();
-		t[i] = bench_now_ns() - start;
+		if (b->timed) {
+			t[i] = b->timed();
+		} else {
+			b->run();
+			t[i] = bench_now_ns() - start;
+		}
 		if (iter_stats) {
 			read_worker_stats(after, nw);
 			print_iter_stats(b->name, i, t[i], before, after, nw);
 		}
 	}
+	lat_on = 0;
 	qsort(t, (size_t)iters, sizeof(*t), bench_cmp_u64);
 	median = bench_median(t, (size_t)iters);
 	printf("{\"runtime\":\"blitz\",\"bench\":\"%s\",\"workers\":%u,\"backend\":\"%s\","
-	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f}\n",
+	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f",
 	       b->name, workers, blitz_io_backend_name(rt), b->ops, iters, (unsigned long long)median,
 	       (unsigned long long)t[0], (double)median / (double)b->ops);
+	/* burst_wake: spawn to first poll over every measured task, nearest rank. */
+	if (lat_len) {
+		qsort(lat, lat_len, sizeof(*lat), bench_cmp_u64);
+		printf(",\"p50_ns\":%llu,\"p99_ns\":%llu",
+		       (unsigned long long)bench_quantile(lat, lat_len, 0.5),
+		       (unsigned long long)bench_quantile(lat, lat_len, 0.99));
+	}
+	printf("}\n");
 	fflush(stdout);
 	free(t);
 }
@@ -471,7 +719,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sched-bench [--workers N] [--iters K] [--warmup W] "
 		"[--bench NAME|all] [--stats] [--iter-stats] [--list]\n"
-		"Tokio's scheduler benchmarks on blitz; one JSON line per benchmark.\n"
+		"Tokio's scheduler benchmarks and three of blitz's own; one JSON line per benchmark.\n"
 		"The policy knobs come from the environment (BLITZ_LIFO, BLITZ_STEAL, ...).\n");
 }
 

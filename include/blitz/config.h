@@ -36,6 +36,8 @@
 #define BLITZ_MAX_GLOBAL_INTERVAL    255
 #define BLITZ_TARGET_GLOBAL_LATENCY_NS 1000000ull
 #define BLITZ_PARK_TIMEOUT_NS        10000000ull
+#define BLITZ_WORKER_STACK_SIZE      (16u << 20)	/* a worker thread's stack: joins nest on it */
+#define BLITZ_JOIN_STACK_RESERVE     (128u << 10)	/* a join with less left does not help */
 
 /* The blocking pool (docs/blocking.md). */
 #define BLITZ_BLOCKING_THREADS_LIMIT 32768	/* most threads a cap may allow */

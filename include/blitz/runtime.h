@@ -28,10 +28,14 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg);
 void blitz_runtime_free(struct blitz_runtime *rt);
 
 /**
- * blitz_block_on - run a task to completion from main (not from a worker).
- * @state: in: the initial state; out: the final state.
- * Return: 0, -ECANCELED, -EDEADLK from a worker, or -errno if the task
- * could not be spawned (as blitz_spawn).
+ * blitz_block_on - spawn a task and wait for it to complete.
+ * @state: in: the initial state; out: the final state (copied only once
+ *         the task has completed).
+ *
+ * From a thread that is not a worker it waits without running other
+ * tasks; from a worker it waits as blitz_join() does there, helping.
+ * Return: 0, -ECANCELED, -errno if the task could not be spawned, or from
+ * a worker what blitz_join() may return there.
  */
 int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
 		   void *state, size_t size);

@@ -175,10 +175,24 @@ int blitz_spawn_detached(struct blitz_runtime *rt,
 enum blitz_poll blitz_join_poll(struct blitz_task *task, struct blitz_cx *cx);
 
 /**
- * blitz_join - wait for @task from a thread that is not a worker; the
- * caller helps by running queued tasks until @task completes.
+ * blitz_join - wait for @task, helping to run tasks meanwhile.
+ *
+ * From a thread that is not a worker: runs tasks of the global queue
+ * until @task completes.  From a worker of @task's runtime (a poll
+ * function may call it): @task in the worker's LIFO slot (just spawned)
+ * is polled at once; else the worker runs its own loop (its LIFO slot,
+ * queues, steals, timers, I/O; parking when idle) until @task completes;
+ * the tasks it runs nest on the caller's stack, so the caller resumes
+ * after them (docs/scheduler.md, "Joining from a worker").
+ *
  * Return: 0 if it completed, -ECANCELED if it was cancelled, -EINVAL for
- * a NULL @task, -EDEADLK from a worker (use blitz_join_poll there).
+ * a NULL @task.  From a
+ * worker also, without waiting for @task: -EDEADLK if less than
+ * BLITZ_JOIN_STACK_RESERVE of the stack is left, if @task is the caller
+ * or polled lower on this stack (found once nothing else is left to run),
+ * or if the worker belongs to another runtime; -ESHUTDOWN once the
+ * runtime shuts down; -EINTR if the calling task was cancelled (it is
+ * dropped when its poll returns).  blitz_join_poll never blocks.
  */
 int blitz_join(struct blitz_task *task);
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # sched-bench.sh - `sched-bench --iter-stats` prints one line per timed
 # iteration, and the polls it attributes to the workers add up to at least
-# the benchmark's operations (every yield, spawn or ping is a poll).  No
+# the benchmark's operations (every yield, spawn or ping is a poll); and
+# blitz's own rows run (each checks its result: a subtree count, a sum)
+# and print their fields, burst_wake its two quantiles in order.  No
 # timing checks.
 set -euo pipefail
 obj=${BLITZ_OBJTREE:?}
@@ -29,5 +31,23 @@ for i, line in enumerate(lines):
         print(f"FAIL {line}: {workers} workers, {polls} polls < {result['ops']} ops"); fail = 1
     else:
         print(f"ok   {line}")
+sys.exit(fail)
+PY
+for b in fanout_tree burst_wake pipeline; do
+	"$bin" --workers 2 --bench "$b" --iters 2 --warmup 0 > "$tmp/$b" 2> "$tmp/err" ||
+		{ echo "FAIL sched-bench --bench $b exited $?"; cat "$tmp/err"; exit 1; }
+done
+python3 - "$tmp" <<'PY'
+import json, os, sys
+fail = 0
+for b in ("fanout_tree", "burst_wake", "pipeline"):
+    r = json.loads(open(os.path.join(sys.argv[1], b)).read())
+    lat = ("p50_ns" in r, "p99_ns" in r)
+    if r["bench"] != b or r["iters"] != 2 or lat != ((True, True) if b == "burst_wake" else (False, False)):
+        print(f"FAIL {b}: {r}"); fail = 1
+    elif b == "burst_wake" and not 0 < r["p50_ns"] <= r["p99_ns"]:
+        print(f"FAIL {b}: p50 {r['p50_ns']} p99 {r['p99_ns']}"); fail = 1
+    else:
+        print(f"ok   {b}")
 sys.exit(fail)
 PY

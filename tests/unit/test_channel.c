@@ -19,17 +19,7 @@
 #include <blitz.h>
 #include "suites.h"
 
-static struct blitz_runtime *new_rt(unsigned workers)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = workers;
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
+#define new_rt test_runtime
 
 static long scaled(long n)
 {

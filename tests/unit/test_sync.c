@@ -22,17 +22,7 @@
 #include <blitz.h>
 #include "suites.h"
 
-static struct blitz_runtime *new_rt(unsigned workers)
-{
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = workers;
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
-}
+#define new_rt test_runtime
 
 /* Sanitizer runs (BLITZ_TEST_TIMEOUT_SCALE > 1) do a tenth of the work. */
 static long scaled(long n)

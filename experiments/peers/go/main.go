@@ -1,6 +1,7 @@
 // sched-bench-go: Go equivalents of the scheduler benches of Tokio's
-// benches/rt_multi_threaded.rs (plus blitz's spawn_await), with Tokio's
-// parameters and the same JSON output as sched-bench-tokio.
+// benches/rt_multi_threaded.rs (plus blitz's spawn_await, fanout_tree,
+// burst_wake and pipeline), with Tokio's parameters and the same JSON
+// output as sched-bench-tokio.
 //
 // Mapping: task = goroutine, yield_now = runtime.Gosched, oneshot = buffered
 // chan of size 1, JoinHandle = per-goroutine buffered chan of size 1,
@@ -16,6 +17,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sort"
@@ -31,6 +33,16 @@ const (
 	yieldTasks = 200    // yield_many: tasks
 	numPings   = 1_000  // ping_pong
 	chainLen   = 1_000  // chained_spawn
+
+	fanout      = 4      // fanout_tree: children per goroutine
+	fanoutDepth = 7      // fanout_tree: levels below the root
+	fanoutTasks = 21_845 // fanout_tree: (4^8 - 1) / 3
+	burstTasks  = 100    // burst_wake: spawns per burst
+	bursts      = 10     // burst_wake: bursts per iteration
+	burstGap    = time.Millisecond
+	pipeStages  = 4 // pipeline: goroutines, source and sink included
+	pipeItems   = 10_000
+	pipeCap     = 16
 )
 
 var allBenches = []string{
@@ -40,6 +52,9 @@ var allBenches = []string{
 	"ping_pong",
 	"chained_spawn",
 	"spawn_await",
+	"fanout_tree",
+	"burst_wake",
+	"pipeline",
 }
 
 // spawn_many_local: one goroutine ("the block_on task") spawns 10,000
@@ -178,20 +193,142 @@ func spawnAwait() func() {
 	}
 }
 
-func makeBench(name string) (ops int, body func()) {
+// fanout_tree (ours): each goroutine spawns 4 children and waits for them
+// (a WaitGroup, the children's counts in a slice), 7 levels below a root
+// goroutine; each returns the goroutines in its subtree.
+func node(depth int) int {
+	count := 1
+	if depth > 0 {
+		var wg sync.WaitGroup
+		var sub [fanout]int
+		wg.Add(fanout)
+		for i := 0; i < fanout; i++ {
+			go func(i int) {
+				sub[i] = node(depth - 1)
+				wg.Done()
+			}(i)
+		}
+		wg.Wait()
+		for _, c := range sub {
+			count += c
+		}
+	}
+	return count
+}
+
+func fanoutTree() func() {
+	return func() {
+		root := make(chan int)
+		go func() { root <- node(fanoutDepth) }()
+		if n := <-root; n != fanoutTasks {
+			panic("fanout_tree: wrong count")
+		}
+	}
+}
+
+// burst_wake (ours): 10 times, let the runtime go idle (a 1 ms sleep, not
+// timed), then spawn 100 goroutines from main and wait for all of them
+// (a channel from the last).  Each goroutine's wait from its spawn to its
+// first run is a latency sample; the time is the bursts' alone.  Go has
+// no remote spawn: main's `go` pushes to its own P (caveat 2).
+func burstWake(lat *[]int64) func() int64 {
+	done := make(chan struct{}, 1)
+	var wait [burstTasks]int64
+	var left int64
+	return func() int64 {
+		var total int64
+		for k := 0; k < bursts; k++ {
+			time.Sleep(burstGap)
+			atomic.StoreInt64(&left, burstTasks)
+			start := time.Now()
+			for i := 0; i < burstTasks; i++ {
+				spawned := time.Now()
+				go func(i int) {
+					wait[i] = int64(time.Since(spawned))
+					if atomic.AddInt64(&left, -1) == 0 {
+						done <- struct{}{}
+					}
+				}(i)
+			}
+			<-done
+			total += int64(time.Since(start))
+			*lat = append(*lat, wait[:]...)
+		}
+		return total
+	}
+}
+
+// pipeline (ours): 4 goroutines in a chain joined by channels of 16; the
+// source sends 10,000 numbers through two relays to the sink, which sums
+// them.  A root goroutine starts the stages (sink first) and waits for the
+// sink's sum.
+func pipeline() func() {
+	return func() {
+		root := make(chan uint64)
+		go func() {
+			sum := make(chan uint64)
+			in := make(chan uint64, pipeCap)
+			go func(in <-chan uint64) {
+				var s uint64
+				for v := range in {
+					s += v
+				}
+				sum <- s
+			}(in)
+			for i := 0; i < pipeStages-2; i++ {
+				next := make(chan uint64, pipeCap)
+				go func(in <-chan uint64, out chan<- uint64) {
+					for v := range in {
+						out <- v
+					}
+					close(out)
+				}(next, in)
+				in = next
+			}
+			go func(out chan<- uint64) {
+				for i := uint64(0); i < pipeItems; i++ {
+					out <- i
+				}
+				close(out)
+			}(in)
+			root <- <-sum
+		}()
+		if s := <-root; s != pipeItems*(pipeItems-1)/2 {
+			panic("pipeline: wrong sum")
+		}
+	}
+}
+
+// timed - an untimed bench body timed as a whole (what every bench but
+// burst_wake is).
+func timed(body func()) func() int64 {
+	return func() int64 {
+		t0 := time.Now()
+		body()
+		return int64(time.Since(t0))
+	}
+}
+
+func makeBench(name string, lat *[]int64) (ops int, body func() int64) {
 	switch name {
 	case "spawn_many_local":
-		return numSpawn, spawnManyLocal()
+		return numSpawn, timed(spawnManyLocal())
 	case "spawn_many_remote":
-		return numSpawn, spawnManyRemote()
+		return numSpawn, timed(spawnManyRemote())
 	case "yield_many":
-		return yieldTasks * numYield, yieldMany()
+		return yieldTasks * numYield, timed(yieldMany())
 	case "ping_pong":
-		return numPings, pingPong()
+		return numPings, timed(pingPong())
 	case "chained_spawn":
-		return chainLen, chainedSpawn()
+		return chainLen, timed(chainedSpawn())
 	case "spawn_await":
-		return numSpawn, spawnAwait()
+		return numSpawn, timed(spawnAwait())
+	case "fanout_tree":
+		return fanoutTasks, timed(fanoutTree())
+	case "burst_wake":
+		return bursts * burstTasks, burstWake(lat)
+	case "pipeline":
+		return pipeItems, timed(pipeline())
 	}
 	return 0, nil
 }
@@ -226,7 +363,7 @@ func main() {
 	for _, b := range strings.Split(*bench, ",") {
 		if b == "all" {
 			names = append(names, allBenches...)
-		} else if ops, _ := makeBench(b); ops != 0 {
+		} else if ops, _ := makeBench(b, nil); ops != 0 {
 			names = append(names, b)
 		} else {
 			die("unknown bench %q", b)
@@ -236,15 +373,15 @@ func main() {
 	runtime.GOMAXPROCS(*workers)
 
 	for _, name := range names {
-		ops, body := makeBench(name)
+		var lat []int64
+		ops, body := makeBench(name, &lat)
 		for i := 0; i < *warmup; i++ {
 			body()
 		}
+		lat = lat[:0]
 		samples := make([]int64, *iters)
 		for i := range samples {
-			t0 := time.Now()
-			body()
-			samples[i] = int64(time.Since(t0))
+			samples[i] = body()
 		}
 		sort.Slice(samples, func(a, b int) bool { return samples[a] < samples[b] })
 		n := len(samples)
@@ -252,8 +389,27 @@ func main() {
 		if n%2 == 0 {
 			med = (samples[n/2-1] + samples[n/2]) / 2
 		}
+		// burst_wake: spawn to first run over every measured goroutine, nearest rank.
+		extra := ""
+		if len(lat) > 0 {
+			sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+			extra = fmt.Sprintf(",\"p50_ns\":%d,\"p99_ns\":%d", quantile(lat, 0.50), quantile(lat, 0.99))
+		}
 		fmt.Printf("{\"runtime\":\"go\",\"bench\":\"%s\",\"workers\":%d,\"backend\":\"%s\","+
-			"\"ops\":%d,\"iters\":%d,\"median_ns\":%d,\"min_ns\":%d,\"ns_per_op\":%.2f}\n",
-			name, *workers, *backend, ops, *iters, med, samples[0], float64(med)/float64(ops))
+			"\"ops\":%d,\"iters\":%d,\"median_ns\":%d,\"min_ns\":%d,\"ns_per_op\":%.2f%s}\n",
+			name, *workers, *backend, ops, *iters, med, samples[0], float64(med)/float64(ops), extra)
 	}
+}
+
+// quantile - the nearest-rank q-quantile of sorted samples (as the C
+// side's bench_quantile).
+func quantile(sorted []int64, q float64) int64 {
+	rank := int(math.Ceil(q * float64(len(sorted))))
+	if rank < 1 {
+		rank = 1
+	}
+	if rank > len(sorted) {
+		rank = len(sorted)
+	}
+	return sorted[rank-1]
 }

@@ -130,7 +130,7 @@ def generate(em, ctx):
                            ("steal", "Tasks per steal per variant"),
                            ("tasksrc", "Polls by task source per variant")):
             rel = plots.tool_hist(em, ctx, EXP, tool, names, f"ablation-{tool}",
-                                  f"{tool}: sched-bench (all six), one series per variant")
+                                  f"{tool}: sched-bench (all), one series per variant")
             if rel:
                 figs.append(plots.figure(rel, f"{what} (\\texttt{{experiments/ablation}}, traced run).",
                                          f"fig:ablation-{tool}", "0.92\\linewidth"))

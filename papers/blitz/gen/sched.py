@@ -100,13 +100,13 @@ def generate(em, ctx):
     em.table("sched-hist.tex", "lllrrrl", ["tool", "backend", "series", "events", "p50", "p99", "unit"],
              hrows, size="\\footnotesize",
              caption="Quantiles of the traced runs' histograms (upper bounds of log2 buckets), "
-             "per backend, all six benchmarks in one run.", label="tab:sched-hist")
+             "per backend, every benchmark in one run.", label="tab:sched-hist")
     figs = []
     for tool, what in TOOLS:
         rel = plots.tool_hist(em, ctx, EXP, tool, backends, f"sched-{tool}",
-                              f"{tool}: sched-bench (all six), 2 workers")
+                              f"{tool}: sched-bench (all), 2 workers")
         if rel:
-            figs.append(plots.figure(rel, f"{what}; sched-bench, all six benchmarks, one traced run "
+            figs.append(plots.figure(rel, f"{what}; sched-bench, every benchmark, one traced run "
                                      "per backend (\\texttt{experiments/sched-baseline}).",
                                      f"fig:sched-{tool}", "0.92\\linewidth"))
     em.write("sched-figures.tex", "\n".join(figs) if figs else "No histogram could be plotted.")

@@ -206,3 +206,9 @@ pub fn median(sorted: &[u64]) -> u64 {
         (sorted[n / 2 - 1] + sorted[n / 2]) / 2
     }
 }
+
+/// The nearest-rank quantile of sorted samples (as the C side's bench_quantile).
+pub fn quantile(sorted: &[u64], q: f64) -> u64 {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}

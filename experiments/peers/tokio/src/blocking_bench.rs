@@ -25,7 +25,7 @@ use std::time::Instant;
 use tokio::runtime::{self, Runtime};
 
 mod bench_args;
-use bench_args::{median, parse_args, Cli, Program};
+use bench_args::{median, parse_args, quantile, Cli, Program};
 
 /// name, default ops, from, one latency sample per op
 const BENCHES: &[(&str, usize, &str, bool)] = &[
@@ -82,12 +82,6 @@ fn os_threads() -> i64 {
         .find_map(|l| l.strip_prefix("Threads:"))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(-1)
-}
-
-/// The nearest-rank quantile of sorted samples (as the C side's bench_quantile).
-fn quantile(sorted: &[u64], q: f64) -> u64 {
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
 }
 
 fn main() {

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_join.c - blitz_join from a worker (core/sched/help.c): the worker
+ * runs other tasks until the target completes.  Deep chains on one worker
+ * (no deadlock, no stack overflow, -EDEADLK past the stack's room), a
+ * target running on another worker, cancellation of the target and of
+ * the joiner, a join cycle, shutdown, and block_on from a task.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <blitz.h>
+#include "suites.h"
+
+#define new_rt test_runtime
+
+/* A hang guard: wait (scaled, generous) until @flag is nonzero. */
+static void wait_flag(_Atomic int *flag)
+{
+	long left = (long)(60000 * test_timeout_scale());
+
+	while (!atomic_load(flag) && left-- > 0)
+		usleep(1000);
+	ck_assert_msg(atomic_load(flag), "the flag never came");
+}
+
+/* ---------------------------------------------------------------------- */
+/* A chain: each task spawns the next and joins it from inside its poll.  */
+
+static _Atomic long chain_ran, chain_ok, chain_deadlk, chain_other;
+
+struct link {
+	long left;		/* links still to spawn below this one */
+	long depth;		/* out: links below that ran, this one included */
+};
+
+static enum blitz_poll link_poll(void *arg, struct blitz_cx *cx);
+static const struct blitz_task_vtable link_vt = BLITZ_TASK_VTABLE(link_poll, NULL);
+
+static enum blitz_poll link_poll(void *arg, struct blitz_cx *cx)
+{
+	struct link *s = arg;
+	struct link next = { .left = s->left - 1 };
+	struct blitz_task *t;
+	int ret;
+
+	atomic_fetch_add(&chain_ran, 1);
+	s->depth = 1;
+	if (s->left == 0)
+		return BLITZ_READY;
+	t = blitz_spawn(NULL, &link_vt, &next, sizeof(next));
+	ck_assert_ptr_nonnull(t);
+	ret = blitz_join(t);
+	if (ret == 0) {
+		atomic_fetch_add(&chain_ok, 1);
+		s->depth += ((struct link *)blitz_task_state(t))->depth;
+	} else if (ret == -EDEADLK) {
+		atomic_fetch_add(&chain_deadlk, 1);	/* the child runs on later, detached */
+	} else {
+		atomic_fetch_add(&chain_other, 1);
+	}
+	blitz_task_release(t);
+	return BLITZ_READY;
+}
+
+static void chain_reset(void)
+{
+	atomic_store(&chain_ran, 0);
+	atomic_store(&chain_ok, 0);
+	atomic_store(&chain_deadlk, 0);
+	atomic_store(&chain_other, 0);
+}
+
+/*
+ * 10,000 nested joins on one worker: each child is in the joiner's LIFO
+ * slot, the join runs it on top of the joiner's stack.  With one worker a
+ * join that blocked the thread could never end.
+ */
+START_TEST(deep_chain_on_one_worker)
+{
+	struct blitz_runtime *rt = new_rt(1);
+	struct link root = { .left = 9999 };
+
+	chain_reset();
+	/* block_on, not blitz_join: main would help, and run links itself. */
+	ck_assert_int_eq(blitz_block_on(rt, &link_vt, &root, sizeof(root)), 0);
+	ck_assert_int_eq(atomic_load(&chain_ran), 10000);
+	ck_assert_int_eq(atomic_load(&chain_ok), 9999);
+	ck_assert_int_eq(atomic_load(&chain_deadlk), 0);
+	ck_assert_int_eq(root.depth, 10000);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * A chain deeper than a worker's stack holds: the join that finds less
+ * than BLITZ_JOIN_STACK_RESERVE left returns -EDEADLK instead of
+ * overflowing; its child, detached, starts a new chain from the bottom of
+ * the stack, so every link still runs exactly once.
+ */
+START_TEST(chain_past_the_stack_gets_edeadlk)
+{
+#ifdef __SANITIZE_THREAD__
+	/* Its stack depot aborts on a stack of 65,536 frames, short of the reserve. */
+	SKIP("ThreadSanitizer cannot record stacks this deep");
+#endif
+	struct blitz_runtime *rt = new_rt(1);
+	struct link root = { .left = 999999 };
+
+	chain_reset();
+	ck_assert_int_eq(blitz_block_on(rt, &link_vt, &root, sizeof(root)), 0);
+	ck_assert_int_lt(root.depth, 1000000);	/* cut by an -EDEADLK */
+	/* The detached rest of the chain: wait until the runtime is empty. */
+	while (blitz_runtime_live_tasks(rt))
+		usleep(1000);
+	ck_assert_int_eq(atomic_load(&chain_ran), 1000000);
+	ck_assert_int_gt(atomic_load(&chain_deadlk), 0);
+	ck_assert_int_eq(atomic_load(&chain_other), 0);
+	ck_assert_int_eq(atomic_load(&chain_ok) + atomic_load(&chain_deadlk), 999999);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* A target that runs on the other worker                                 */
+
+static _Atomic int joining, target_running;
+static _Atomic int joiner_worker = -1;
+
+/*
+ * Holds its worker until the joiner has parked inside its join (its
+ * worker's park count moved past what it was when the join began), so
+ * that the join can only end by the completion's wake.
+ */
+struct holder {
+	struct blitz_runtime *rt;
+	unsigned long long parks0;
+	int worker;
+};
+
+static unsigned long long parks_of(struct blitz_runtime *rt, int w)
+{
+	struct blitz_worker_stats s;
+
+	blitz_worker_stats(rt, (unsigned)w, &s);
+	return s.parks;
+}
+
+static enum blitz_poll holder_poll(void *arg, struct blitz_cx *cx)
+{
+	struct holder *s = arg;
+	long left = (long)(60000 * test_timeout_scale());
+
+	s->worker = blitz_cx_worker(cx);
+	atomic_store(&target_running, 1);
+	while (!atomic_load(&joining))
+		sched_yield();
+	while (parks_of(s->rt, atomic_load(&joiner_worker)) == s->parks0 && left-- > 0)
+		usleep(1000);
+	ck_assert_msg(left > 0, "the joiner never slept");
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable holder_vt = BLITZ_TASK_VTABLE(holder_poll, NULL);
+
+struct joiner {
+	struct blitz_task *target;
+	int ret, worker;
+};
+
+static enum blitz_poll joiner_poll(void *arg, struct blitz_cx *cx)
+{
+	struct joiner *s = arg;
+	struct holder *h = blitz_task_state(s->target);
+
+	s->worker = blitz_cx_worker(cx);
+	h->parks0 = parks_of(blitz_cx_runtime(cx), s->worker);
+	atomic_store(&joiner_worker, s->worker);
+	atomic_store(&joining, 1);
+	s->ret = blitz_join(s->target);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable joiner_vt = BLITZ_TASK_VTABLE(joiner_poll, NULL);
+
+START_TEST(join_a_task_running_elsewhere)
+{
+	struct blitz_runtime *rt = new_rt(2);
+	struct holder h = { .rt = rt };
+	struct joiner j = { .ret = 1 };
+	struct blitz_task *ht, *jt;
+
+	atomic_store(&joining, 0);
+	atomic_store(&target_running, 0);
+	ht = blitz_spawn(rt, &holder_vt, &h, sizeof(h));
+	ck_assert_ptr_nonnull(ht);
+	wait_flag(&target_running);		/* it holds one worker now */
+	j.target = ht;
+	jt = blitz_spawn(rt, &joiner_vt, &j, sizeof(j));
+	ck_assert_ptr_nonnull(jt);
+	ck_assert_int_eq(blitz_join(jt), 0);
+	ck_assert_int_eq(((struct joiner *)blitz_task_state(jt))->ret, 0);
+	ck_assert_int_ne(((struct joiner *)blitz_task_state(jt))->worker,
+			 ((struct holder *)blitz_task_state(ht))->worker);
+	ck_assert(blitz_task_done(ht));
+	blitz_task_release(jt);
+	blitz_task_release(ht);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* Cancellation: of the target, of the joiner                             */
+
+static _Atomic long drops;
+
+/* Waits forever: pending, and nobody holds a waker. */
+static enum blitz_poll forever_poll(void *arg, struct blitz_cx *cx)
+{
+	return BLITZ_PENDING;
+}
+
+static void count_drop(void *arg)
+{
+	atomic_fetch_add(&drops, 1);
+}
+static const struct blitz_task_vtable forever_vt = BLITZ_TASK_VTABLE(forever_poll, count_drop);
+
+/* Spawns a task that never ends and joins it (the test cancels one of them). */
+struct waiter {
+	struct blitz_task *target;	/* out: the task it joins */
+	_Atomic int in_join;
+	int ret;
+	int cancel_first;		/* cancel the target before the join */
+};
+
+static enum blitz_poll waiter_poll(void *arg, struct blitz_cx *cx)
+{
+	struct waiter *s = arg;
+	struct blitz_task *t = blitz_spawn(NULL, &forever_vt, NULL, 0);
+
+	ck_assert_ptr_nonnull(t);
+	s->target = t;
+	if (s->cancel_first)
+		blitz_task_cancel(t);
+	atomic_store(&s->in_join, 1);
+	s->ret = blitz_join(t);
+	if (!blitz_task_done(t))
+		blitz_task_cancel(t);	/* we stopped waiting: do not leave it behind */
+	blitz_task_release(t);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable waiter_vt = BLITZ_TASK_VTABLE(waiter_poll, NULL);
+
+/* start_waiter - a waiter on @rt, once it is inside its join; *@t: its handle. */
+static struct waiter *start_waiter(struct blitz_runtime *rt, struct blitz_task **t)
+{
+	struct waiter w = { .ret = 1 };
+	struct waiter *s;
+
+	atomic_store(&drops, 0);
+	*t = blitz_spawn(rt, &waiter_vt, &w, sizeof(w));
+	ck_assert_ptr_nonnull(*t);
+	s = blitz_task_state(*t);
+	wait_flag(&s->in_join);
+	return s;
+}
+
+/* The target is cancelled before the join: the join drops it itself. */
+START_TEST(join_a_cancelled_task)
+{
+	struct blitz_runtime *rt = new_rt(1);
+	struct waiter w = { .cancel_first = 1, .ret = 1 };
+
+	atomic_store(&drops, 0);
+	ck_assert_int_eq(blitz_block_on(rt, &waiter_vt, &w, sizeof(w)), 0);
+	ck_assert_int_eq(w.ret, -ECANCELED);
+	ck_assert_int_eq(atomic_load(&drops), 1);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* The target is cancelled from outside while the worker waits in the join. */
+START_TEST(target_cancelled_during_the_join)
+{
+	struct blitz_runtime *rt = new_rt(2);
+	struct blitz_task *t;
+	struct waiter *s = start_waiter(rt, &t);
+
+	blitz_task_cancel(s->target);
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert_int_eq(s->ret, -ECANCELED);
+	ck_assert_int_eq(atomic_load(&drops), 1);
+	blitz_task_release(t);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* The joining task is cancelled: its join stops waiting (-EINTR). */
+START_TEST(joiner_cancelled_during_the_join)
+{
+	struct blitz_runtime *rt = new_rt(1);
+	struct blitz_task *t;
+	struct waiter *s = start_waiter(rt, &t);
+
+	blitz_task_cancel(t);
+	/* It ran to READY (the cancel came during its poll): a result, 0. */
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert_int_eq(s->ret, -EINTR);
+	while (atomic_load(&drops) == 0)	/* the target it cancelled on its way out */
+		usleep(1000);
+	blitz_task_release(t);
+	blitz_runtime_free(rt);
+	ck_assert_int_eq(atomic_load(&drops), 1);
+}
+END_TEST
+
+/* Shutdown while a worker waits in a join: -ESHUTDOWN, nothing leaks. */
+START_TEST(shutdown_ends_the_join)
+{
+	struct blitz_runtime *rt = new_rt(1);
+	struct blitz_task *t;
+	struct waiter *s = start_waiter(rt, &t);
+
+	blitz_runtime_free(rt);
+	ck_assert_int_eq(s->ret, -ESHUTDOWN);
+	ck_assert_int_eq(atomic_load(&drops), 1);
+	blitz_task_release(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* A cycle: B, run inside A's join, joins A                               */
+
+static _Atomic(struct blitz_task *) cycle_a;
+
+struct cycle { int ret; };
+
+static enum blitz_poll cycle_b_poll(void *arg, struct blitz_cx *cx)
+{
+	((struct cycle *)arg)->ret = blitz_join(atomic_load(&cycle_a));
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable cycle_b_vt = BLITZ_TASK_VTABLE(cycle_b_poll, NULL);
+
+static enum blitz_poll cycle_a_poll(void *arg, struct blitz_cx *cx)
+{
+	struct cycle *s = arg;
+	struct blitz_task *b;
+
+	if (!atomic_load(&cycle_a)) {		/* main has not stored our handle yet */
+		blitz_yield_now(cx);
+		return BLITZ_PENDING;
+	}
+	b = blitz_spawn(NULL, &cycle_b_vt, &(struct cycle){ 1 }, sizeof(struct cycle));
+	ck_assert_ptr_nonnull(b);
+	s->ret = blitz_join(b);
+	ck_assert_int_eq(((struct cycle *)blitz_task_state(b))->ret, -EDEADLK);
+	blitz_task_release(b);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable cycle_a_vt = BLITZ_TASK_VTABLE(cycle_a_poll, NULL);
+
+START_TEST(join_cycle_is_edeadlk)
+{
+	struct blitz_runtime *rt = new_rt(1);
+	struct cycle a = { 1 };
+	struct blitz_task *t;
+
+	atomic_store(&cycle_a, NULL);
+	t = blitz_spawn(rt, &cycle_a_vt, &a, sizeof(a));
+	ck_assert_ptr_nonnull(t);
+	atomic_store(&cycle_a, t);
+	/* Not blitz_join: main would help, run A itself, and make a real cycle. */
+	while (!blitz_task_done(t))
+		usleep(1000);
+	ck_assert_int_eq(((struct cycle *)blitz_task_state(t))->ret, 0);
+	blitz_task_release(t);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* block_on from a task, and a join of a task of another runtime          */
+
+struct adder { int a, b, sum; };
+
+static enum blitz_poll adder_poll(void *arg, struct blitz_cx *cx)
+{
+	struct adder *s = arg;
+
+	s->sum = s->a + s->b;
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable adder_vt = BLITZ_TASK_VTABLE(adder_poll, NULL);
+
+struct nested { struct blitz_runtime *other; int ret, sum, foreign; };
+
+static enum blitz_poll nested_poll(void *arg, struct blitz_cx *cx)
+{
+	struct nested *s = arg;
+	struct adder a = { 2, 3, 0 };
+	struct blitz_task *f;
+
+	s->ret = blitz_block_on(NULL, &adder_vt, &a, sizeof(a));
+	s->sum = a.sum;
+	f = blitz_spawn(s->other, &adder_vt, &a, sizeof(a));
+	ck_assert_ptr_nonnull(f);
+	s->foreign = blitz_join(f);
+	blitz_task_release(f);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable nested_vt = BLITZ_TASK_VTABLE(nested_poll, NULL);
+
+START_TEST(block_on_from_a_task)
+{
+	struct blitz_runtime *rt = new_rt(1), *other = new_rt(1);
+	struct nested n = { .other = other, .ret = 1 };
+
+	ck_assert_int_eq(blitz_block_on(rt, &nested_vt, &n, sizeof(n)), 0);
+	ck_assert_int_eq(n.ret, 0);
+	ck_assert_int_eq(n.sum, 5);
+	ck_assert_int_eq(n.foreign, -EDEADLK);	/* its workers are not ours */
+	blitz_runtime_free(rt);
+	blitz_runtime_free(other);
+}
+END_TEST
+
+static Suite *join_suite(void)
+{
+	Suite *s = suite_create("join");
+	TCase *tc = TCASE("from a worker", 120);
+
+	tcase_add_test(tc, deep_chain_on_one_worker);
+	tcase_add_test(tc, chain_past_the_stack_gets_edeadlk);
+	tcase_add_test(tc, join_a_task_running_elsewhere);
+	tcase_add_test(tc, join_a_cancelled_task);
+	tcase_add_test(tc, target_cancelled_during_the_join);
+	tcase_add_test(tc, joiner_cancelled_during_the_join);
+	tcase_add_test(tc, shutdown_ends_the_join);
+	tcase_add_test(tc, join_cycle_is_edeadlk);
+	tcase_add_test(tc, block_on_from_a_task);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+BLITZ_SUITE("join", join_suite)
