@@ -4,6 +4,9 @@
 # (and only then), defaults without a .config, defconfig, help.
 set -euo pipefail
 src=${BLITZ_SRCTREE:?}
+# The build system does not depend on the sanitizer a tree is built with:
+# checked once, in the plain run (a minute of compiling per pass in CI).
+[ -z "${BLITZ_SANITIZE:-}" ] || { echo "build: checked in the plain run, not under SANITIZE=$BLITZ_SANITIZE"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 o=$tmp/out
 # A copy of the sources, so that touching headers and .config stays here.

@@ -38,8 +38,11 @@ need "$tmp/sb/raw/bench.jsonl" "sched-baseline raw JSON"
 need "$tmp/sb/summary.md" "sched-baseline summary"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["kernel"] and m["commit"] and m["config"]' \
 	"$tmp/sb/meta.json" && echo "ok   meta.json has kernel, commit, config"
+# One timed line per benchmark (sched-bench --list: the one list of them) and run.
+nb=$("$obj/bin/sched-bench" --list | wc -w)
 n=$(wc -l < "$tmp/sb/raw/bench.jsonl")
-[ "$n" -eq 18 ] && echo "ok   18 timed lines (6 benchmarks x 3 backends)" || { echo "FAIL $n timed lines"; fail=1; }
+[ "$n" -eq $((nb * 3)) ] && echo "ok   $n timed lines ($nb benchmarks x 3 backends)" ||
+	{ echo "FAIL $n timed lines, not $nb benchmarks x 3 backends"; fail=1; }
 if [ -e "$tmp/sb/hist/NOT-COLLECTED" ]; then
 	echo "ok   histograms not collected, and it says why: $(cat "$tmp/sb/hist/NOT-COLLECTED")"
 else
@@ -57,7 +60,8 @@ need "$tmp/ab/meta.json" "ablation meta.json"
 need "$tmp/ab/raw/bench.jsonl" "ablation raw JSON"
 need "$tmp/ab/summary.md" "ablation summary"
 n=$(wc -l < "$tmp/ab/raw/bench.jsonl")
-[ "$n" -eq 42 ] && echo "ok   42 timed lines (6 benchmarks x 7 variants)" || { echo "FAIL ablation: $n timed lines"; fail=1; }
+[ "$n" -eq $((nb * 7)) ] && echo "ok   $n timed lines ($nb benchmarks x 7 variants)" ||
+	{ echo "FAIL ablation: $n timed lines, not $nb benchmarks x 7 variants"; fail=1; }
 # The knobs at work, from the runtime's own counters.
 lifo=$(grep -o 'lifo_hits=[0-9]*' "$tmp/ab/raw/traced-no-lifo.stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}')
 [ "$lifo" -eq 0 ] && echo "ok   ablation no-lifo: 0 LIFO hits" || { echo "FAIL ablation no-lifo: $lifo LIFO hits"; fail=1; }
