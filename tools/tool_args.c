@@ -60,6 +60,12 @@ enum {
 	OPT_JSON = 'j',
 	OPT_VERBOSE = 'v',
 	OPT_HELP = 'h',
+	/*
+	 * glibc's argp adds a hidden --HANG[=SECS] (sleep, for attaching a
+	 * debugger) that any prefix of it reaches: "--H" hung a tool for
+	 * ever (found by tests/fuzz/tool_args).  Ours, found first, refuses it.
+	 */
+	OPT_HANG = 0x1001,
 };
 
 static const struct argp_option common_opts[] = {
@@ -71,6 +77,7 @@ static const struct argp_option common_opts[] = {
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (for tools/plot)", 0 },
 	{ "verbose", OPT_VERBOSE, NULL, 0, "Verbose debug output (libbpf's log)", 0 },
 	{ NULL, OPT_HELP, NULL, OPTION_HIDDEN, "Show the full help", 0 },
+	{ "HANG", OPT_HANG, "SECS", OPTION_ARG_OPTIONAL | OPTION_HIDDEN, "Refused (see OPT_HANG)", 0 },
 	{ 0 },
 };
 
@@ -120,6 +127,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_BINARY:
 		env->binary_arg = arg;
 		break;
+	case OPT_HANG:
+		return bad_usage(state, "unrecognized option '--HANG'");
 	case OPT_MS:
 		env->unit = UNIT_MS;
 		break;
