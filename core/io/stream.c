@@ -10,6 +10,7 @@
  * operation is pending (they cannot: the caller is suspended at its AWAIT).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,10 +209,21 @@ void blitz_stream_cancel(struct blitz_stream_op *op)
 /* ---------------------------------------------------------------------- */
 /* Buffered reader                                                         */
 
+/*
+ * buffer_get - @buf, or one of @cap bytes allocated here (*@owned); NULL
+ * if that cannot be.  No object is larger than PTRDIFF_MAX: such a @cap
+ * is refused before the allocator (which a sanitizer's would abort on).
+ */
 static void *buffer_get(void *buf, size_t cap, bool *owned)
 {
 	*owned = !buf;
-	return buf ? buf : fault_malloc(FAULT_BUF_ALLOC, cap);
+	if (buf)
+		return buf;
+	if (cap > PTRDIFF_MAX) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return fault_malloc(FAULT_BUF_ALLOC, cap);
 }
 
 int blitz_bufreader_init(struct blitz_bufreader *r, const struct blitz_stream *src,
