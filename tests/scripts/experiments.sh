@@ -151,6 +151,8 @@ assert "echo" in workloads and benches and set(benches) <= set(known), workloads
 for t in ("polltime", "schedlat", "park", "steal", "ewma", "all"):
     for w in workloads:
         assert (t, "per-event", w) in cells, (t, w)
+for w in workloads:     # the control: nothing attached to either run
+    assert cells[("none", "control", w)]["hits_per_run"] is None, w
 for m in modes:
     ran = any(k[:2] == (m["tool"], m["mode"]) for k in cells)
     assert ran == (not m["skipped"]), m
