@@ -3,7 +3,11 @@
  * blitz-ewma - the adaptive global-queue interval of blitz workers over
  * time: every ewma_update (the EWMA of the poll time and the interval it
  * gives) per worker, summarised per print interval as last/min/max and a
- * log2 histogram of the average, or streamed whole with -s.
+ * log2 histogram of the average, or streamed whole with -s.  By default
+ * (--summary) the histogram comes from the runtime's own (hist_snapshot:
+ * a probe hit per worker every 20 ms, not per update), with each worker's
+ * updates and mean; last/min/max, the interval and the series need every
+ * update (--per-event, which -s implies).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,17 +17,21 @@
 #include "bpf_setup.h"
 #include "hist_output.h"
 #include "json_writer.h"
+#include "map_snapshot.h"
 #include "print_loop.h"
+#include "summary_helpers.h"
 #include "tool_args.h"
 #include "usdt_target.h"
 #include "ewma.h"
 #include "ewma.skel.h"
 
 static bool series;
+static struct summary_opts mode;
 
 static const struct tool_flag flags[] = {
 	{ "series", 's', "Every update: a line per update (text), or a \"series\" array per "
-	  "interval object (-j)", &series },
+	  "interval object (-j); implies --per-event", &series },
+	SUMMARY_FLAGS(&mode),
 	{ 0 },
 };
 
@@ -32,8 +40,9 @@ static const struct tool_def def = {
 	.summary = "Show the adaptive global-queue interval of blitz workers and the "
 		   "average poll time it comes from (ewma_update), over time.",
 	.examples =
-		"    blitz-ewma 1                # last/min/max per worker, every second\n"
+		"    blitz-ewma 1                # updates and mean per worker, every second\n"
 		"    blitz-ewma -W 1             # and a histogram of the average per worker\n"
+		"    blitz-ewma --per-event 1    # last/min/max and the interval (a hit per update)\n"
 		"    blitz-ewma -s               # every update as it happens\n"
 		"    blitz-ewma -j -s 1 > ewma.json  # the whole time series, as JSON\n",
 	.opts = TOOL_OPT_WORKER,
@@ -57,6 +66,8 @@ struct wstate {
 struct state {
 	struct tool_env *env;
 	struct ewma_bpf *skel;
+	bool summary;			/* the runtime's histograms, not every update */
+	struct snap cur, prev;		/* summary: this interval's histograms */
 	struct ring_buffer *rb;
 	struct wstate *w;
 	size_t nw;
@@ -170,6 +181,66 @@ static int wstate_cmp(const void *a, const void *b)
 	return (x->worker > y->worker) - (x->worker < y->worker);
 }
 
+/*
+ * summary_read - this interval's histograms from the runtime's (summary
+ * mode): each worker's updates are its histogram's count.
+ */
+static void summary_read(struct state *st)
+{
+	int err = snap_delta(bpf_map__fd(st->skel->maps.hists), &st->cur, &st->prev);
+
+	if (err)
+		tool_die(st->env, "reading the map: %s", strerror(-err));
+	for (size_t i = 0; i < st->cur.n; i++) {
+		const struct hist_key *k = snap_key(&st->cur, i);
+		const struct hist *h = (const struct hist *)snap_val(&st->cur, i);
+		struct wstate *w = wstate_get(st, (__u32)k->label, k->worker);
+
+		w->hist = *h;
+		w->updates = h->count;
+	}
+}
+
+/* json_range - {"last", "min", "max", "mean"} of @r; null where not known. */
+static void json_range(struct json *j, const char *name, const struct range *r,
+		       const struct wstate *w, bool known, bool with_mean)
+{
+	json_obj_begin(j, name);
+	if (known) {
+		json_uint(j, "last", r->last);
+		json_uint(j, "min", r->min);
+		json_uint(j, "max", r->max);
+	} else {
+		json_null(j, "last");
+		json_null(j, "min");
+		json_null(j, "max");
+	}
+	if (with_mean && w->hist.count)
+		json_double(j, "mean", (double)w->hist.sum / (double)w->hist.count, 1);
+	else if (with_mean)
+		json_null(j, "mean");
+	json_obj_end(j);
+}
+
+/* The histograms of the average at each update: per worker (-W) or all. */
+static void print_ewma_hists(const struct state *st, const struct hist *all)
+{
+	char buf[32];
+
+	if (st->env->per_worker) {
+		for (size_t i = 0; i < st->nw; i++) {
+			if (!st->w[i].hist.count)
+				continue;
+			printf("\n%s: average poll time at each update\n",
+			       worker_label(st->w[i].worker, buf, sizeof(buf)));
+			print_log2_hist(st->w[i].hist.slots, MAX_SLOTS, "nsecs");
+		}
+	} else if (all->count) {
+		printf("\naverage poll time at each update\n");
+		print_log2_hist(all->slots, MAX_SLOTS, "nsecs");
+	}
+}
+
 static void print(struct state *st)
 {
 	struct tool_env *env = st->env;
@@ -177,7 +248,10 @@ static void print(struct state *st)
 	struct hist all = { 0 };
 	char buf[32];
 
-	ring_buffer__consume(st->rb);
+	if (st->summary)
+		summary_read(st);
+	else
+		ring_buffer__consume(st->rb);
 	st->prev_dropped = dropped;
 	qsort(st->w, st->nw, sizeof(*st->w), wstate_cmp);
 	for (size_t i = 0; i < st->nw; i++) {
@@ -207,26 +281,9 @@ static void print(struct state *st)
 			json_uint(&j, "pid", w->tgid);
 			json_int(&j, "worker", w->worker);
 			json_uint(&j, "updates", w->updates);
-			json_obj_begin(&j, "avg_poll_ns");
-			json_uint(&j, "last", w->avg.last);
-			if (w->updates) {
-				json_uint(&j, "min", w->avg.min);
-				json_uint(&j, "max", w->avg.max);
-			} else {
-				json_null(&j, "min");
-				json_null(&j, "max");
-			}
-			json_obj_end(&j);
-			json_obj_begin(&j, "interval");
-			json_uint(&j, "last", w->ival.last);
-			if (w->updates) {
-				json_uint(&j, "min", w->ival.min);
-				json_uint(&j, "max", w->ival.max);
-			} else {
-				json_null(&j, "min");
-				json_null(&j, "max");
-			}
-			json_obj_end(&j);
+			/* last/min/max: known per event, once there was an update */
+			json_range(&j, "avg_poll_ns", &w->avg, w, !st->summary && w->updates, true);
+			json_range(&j, "interval", &w->ival, w, !st->summary && w->updates, false);
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
@@ -249,6 +306,22 @@ static void print(struct state *st)
 		}
 		json_uint(&j, "dropped", d_dropped);
 		tool_json_end(&j);
+	} else if (st->summary) {
+		tool_print_time(env);
+		printf("\n%s%6s %9s %12s\n", st->ntgids > 1 ? "    PID " : "", "WORKER", "UPDATES",
+		       "AVG_NS MEAN");
+		for (size_t i = 0; i < st->nw; i++) {
+			const struct wstate *w = &st->w[i];
+
+			if (st->ntgids > 1)
+				printf("%7u ", w->tgid);
+			printf("%6d %9llu", w->worker, (unsigned long long)w->updates);
+			if (w->hist.count)
+				printf(" %12.0f\n", (double)w->hist.sum / (double)w->hist.count);
+			else
+				printf(" %12s\n", "-");
+		}
+		print_ewma_hists(st, &all);
 	} else if (!series) {
 		tool_print_time(env);
 		printf("\n%s%6s %9s %12s %12s %12s %9s %6s %6s\n", st->ntgids > 1 ? "    PID " : "",
@@ -272,18 +345,7 @@ static void print(struct state *st)
 			else
 				printf(" %6s %6s\n", "-", "-");
 		}
-		if (env->per_worker) {
-			for (size_t i = 0; i < st->nw; i++) {
-				if (!st->w[i].hist.count)
-					continue;
-				printf("\n%s: average poll time at each update\n",
-				       worker_label(st->w[i].worker, buf, sizeof(buf)));
-				print_log2_hist(st->w[i].hist.slots, MAX_SLOTS, "nsecs");
-			}
-		} else if (all.count) {
-			printf("\naverage poll time at each update\n");
-			print_log2_hist(all.slots, MAX_SLOTS, "nsecs");
-		}
+		print_ewma_hists(st, &all);
 	}
 	if (d_dropped && !env->json)
 		printf("\n%llu updates dropped (ring buffer full)\n", (unsigned long long)d_dropped);
@@ -302,11 +364,15 @@ int main(int argc, char **argv)
 	bool last;
 
 	tool_parse_args(&env, &def, argc, argv);
+	st.summary = summary_mode(&env, &mode, series, "--series");
 	tool_setup(&env);
 
 	skel = tool_opened(&env, ewma_bpf__open());
+	summary_load_only(skel->obj, st.summary);
 	tool_loaded(&env, ewma_bpf__load(skel));
 	st.skel = skel;
+	snap_init(&st.cur, sizeof(struct hist_key), sizeof(struct hist));
+	snap_init(&st.prev, sizeof(struct hist_key), sizeof(struct hist));
 	st.rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &st, NULL);
 	if (!st.rb)
 		tool_die(&env, "cannot open the ring buffer: %s", strerror(errno));
@@ -325,6 +391,8 @@ int main(int argc, char **argv)
 	tool_detach(&env);
 	ring_buffer__free(st.rb);
 	ewma_bpf__destroy(skel);
+	snap_free(&st.cur);
+	snap_free(&st.prev);
 	free(st.w);
 	free(st.ser);
 	return 0;

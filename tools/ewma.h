@@ -6,6 +6,9 @@
 #include "hist.h"
 
 #define EWMA_RINGBUF_BYTES	(8 << 20)
+#define EWMA_MAX_HISTS		4096
+
+/* Summary mode: hists is keyed by hist_key, its label the process (tgid). */
 
 /* One ewma_update, as streamed to user space. */
 struct ewma_event {

@@ -77,6 +77,10 @@ check "summary.bt: poll-time slots total == @polls_timed" "$(val summary poll_ns
 check "summary.bt: @steals == steals" "$(val summary steals)" "$(stat_sum steals)"
 check "summary.bt: @stolen == stolen" "$(val summary stolen)" "$(stat_total stolen)"
 check "summary.bt: steal-size slots total == steals" "$(val summary steal_tasks)" "$(stat_sum steals)"
+# (ewma.bt's histogram, not its @updates: that one is cleared each second,
+# and an update between its print and its clear is lost.)
+check "summary.bt: EWMA slots total == ewma.bt's histogram total (every update, both attached first)" \
+	"$(val summary ewma_ns)" "$(hist_total ewma avg_poll_ns)"
 check_after_stats "summary.bt: @parks == parked" "$(val summary parks)" "$(stat_total parked)"
 jobs=$(stat_total jobs "$tmp/blockinglat.stats")
 check "blockinglat.bt: @ran == the jobs blocking-bench ran" "$(val blockinglat ran)" "$jobs"

@@ -166,16 +166,25 @@ stat_total() { sed -n "s/.*stats:.* $1=\([0-9]*\).*/\1/p" "${2:-$tmp/stats}"; }
 stat_sum() { grep -o " $1=[0-9]*" "$tmp/stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}'; }
 stat_worker() { sed -n "s/.*worker $1:.* $2=\([0-9]*\).*/\1/p" "$tmp/stats"; }
 
+# jq_py FILE EXPR: EXPR over the JSON lines of FILE (r); an expression that
+# fails prints "jq_py failed: ..." (which check() never takes as a value).
 jq_py() {
 	"$PY" -c '
 import json, sys
-r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-v = eval(sys.argv[2])
+try:
+    r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+    v = eval(sys.argv[2])
+except Exception as e:
+    print("jq_py failed: %s on %s: %r" % (sys.argv[2], sys.argv[1], e))
+    sys.exit(0)
 print(v if not isinstance(v, float) or v != int(v) else int(v))' "$1" "$2"
 }
 
+# check NAME GOT EXPECTED: equal, and neither empty nor a failed jq_py.
 check() {
-	if [ "$2" = "$3" ]; then echo "ok   $1: $2 = $3"
+	if [ -z "$2" ] || [[ $2 == "jq_py failed:"* || $3 == "jq_py failed:"* ]]; then
+		echo "FAIL $1: no value: '$2' / '$3'"; fail=1
+	elif [ "$2" = "$3" ]; then echo "ok   $1: $2 = $3"
 	else echo "FAIL $1: $2 != $3"; fail=1; fi
 }
 
