@@ -814,9 +814,10 @@ out:
  * both callers).
  *
  * The EWMA sample is the time of the polls alone, as its name says: the
- * I/O reaped before them (a second clock read, only when operations are
- * in flight) and the submissions flushed after them (the closing clock
- * read is taken before the flush) are left out, and so are the search
+ * timers fired and the I/O reaped before them (a second clock read, only
+ * when a timer fired or operations are in flight) and the submissions
+ * flushed after them (the closing clock read is taken before the flush)
+ * are left out, and so are the search
  * (steals, the global queue) and the time spent inside joins during the
  * tick (helped_ns, which help.c keeps: those polls are sampled by the
  * nested ticks that ran them).  The polls a join's fast path ran
@@ -840,8 +841,8 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
 	/* --- timers (core/time/driver.c): worker 0 drives the wheel. --- */
-	if (w->index == 0)
-		runtime_poll_timers(w->rt);
+	if (w->index == 0 && runtime_poll_timers(w->rt))
+		polls_start = clock_now_ns();	/* firing timers is not poll time */
 	/*
 	 * I/O: any worker may reap completions, without waiting (try-lock).
 	 * Relaxed: a hint; a stale zero leaves them to the next tick.

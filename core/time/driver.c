@@ -167,11 +167,14 @@ int runtime_timer_wake_at(struct blitz_runtime *rt, uint64_t deadline_ns,
  * runtime_poll_timers - worker 0, at the start of every tick: fire what is
  * due, in batches of FIRE_BATCH taken under the lock and woken after it is
  * released.  A woken task goes where any wake from worker 0 goes: its LIFO
- * slot (or the global queue while it is on its way to park).
+ * slot (or the global queue while it is on its way to park).  Returns
+ * whether it fired any (the tick then leaves the time out of its EWMA
+ * sample).
  */
-void runtime_poll_timers(struct blitz_runtime *rt)
+bool runtime_poll_timers(struct blitz_runtime *rt)
 {
 	struct timer_fire batch[FIRE_BATCH];
+	bool fired = false;
 	uint64_t now;
 	size_t n;
 
@@ -180,10 +183,10 @@ void runtime_poll_timers(struct blitz_runtime *rt)
 	 * tick; before parking, worker 0 reads timer_next with seq_cst.
 	 */
 	if (atomic_load_explicit(&rt->timer_next, memory_order_relaxed) == UINT64_MAX)
-		return;
+		return false;
 	now = clock_now_ns();
 	if (now < atomic_load_explicit(&rt->timer_next, memory_order_relaxed))
-		return;
+		return false;
 	do {
 		struct blitz_timer_entry *e;
 
@@ -204,7 +207,9 @@ void runtime_poll_timers(struct blitz_runtime *rt)
 					 f->deadline_ns, now - f->deadline_ns);
 			timer_fire_run(f);
 		}
+		fired |= n > 0;
 	} while (n == FIRE_BATCH);
+	return fired;
 }
 
 /*

@@ -172,7 +172,7 @@ bool runtime_timer_start(struct blitz_runtime *rt, struct blitz_timer_entry *e);
 bool runtime_timer_cancel(struct blitz_runtime *rt, struct blitz_timer_entry *e);
 int runtime_timer_wake_at(struct blitz_runtime *rt, uint64_t deadline_ns,
 			  struct blitz_waker waker);
-void runtime_poll_timers(struct blitz_runtime *rt);
+bool runtime_poll_timers(struct blitz_runtime *rt);
 uint64_t runtime_timer_park_timeout(struct blitz_runtime *rt, uint64_t max_ns);
 void runtime_timer_unparked(struct blitz_runtime *rt);
 size_t runtime_timer_count(struct blitz_runtime *rt);
