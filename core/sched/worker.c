@@ -629,8 +629,12 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 		return false;
 	if (atomic_compare_exchange_strong(&w->park.futex, &expect, PARK_PARKED)) {
 		atomic_store(&rt->io_parker, (int)w->index);
-		if (atomic_load(&w->park.futex) == PARK_PARKED)
+		if (atomic_load(&w->park.futex) == PARK_PARKED) {
+			w->reaping_asleep = true;	/* runtime_notify_parked: no self-wake */
 			*completions = io->backend->reap(io, timeout_ns);
+			w->reaping_asleep = false;
+			w->reaped_asleep = true;	/* the next tick's reap would find nothing new */
+		}
 		/*
 		 * seq_cst as above, though any order would do: an unparker
 		 * that still sees us only wakes the driver for nothing.
@@ -845,9 +849,14 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 		polls_start = clock_now_ns();	/* firing timers is not poll time */
 	/*
 	 * I/O: any worker may reap completions, without waiting (try-lock).
-	 * Relaxed: a hint; a stale zero leaves them to the next tick.
+	 * Relaxed: a hint; a stale zero leaves them to the next tick.  Not in
+	 * the tick right after a sleep in the backend that reaped (and
+	 * dispatched) them: that wait returned microseconds ago, and a second
+	 * look found nothing new in an echo server's every message (an
+	 * epoll_wait per message); what arrived since waits for the next tick.
 	 */
-	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0) {
+	if (atomic_load_explicit(&w->rt->io.in_flight, memory_order_relaxed) > 0 &&
+	    !w->reaped_asleep) {
 		/*
 		 * bounded, deferring: hand the tasks our completions wake to the
 		 * lower workers (the global queue; a notify wakes the
@@ -859,6 +868,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 		w->draining = false;
 		polls_start = clock_now_ns();	/* the reaping is not poll time */
 	}
+	w->reaped_asleep = false;
 	while (w->budget > 0) {
 		struct blitz_task *t = find_work(w, &w->run_source, &search_ns);
 

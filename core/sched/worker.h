@@ -47,6 +47,8 @@ struct blitz_worker {
 	bool searching;
 	bool draining;				/* wakes on this thread go to the global queue (wake.h) */
 	bool defer_global;			/* wake.h: this tick leaves the global queue to lower workers */
+	bool reaping_asleep;			/* owner-only: dispatching the I/O its sleep_in_io woke to */
+	bool reaped_asleep;			/* owner-only: the last sleep reaped the I/O (tick skips its own) */
 	uint8_t traced;				/* TRACED_*: latched at each tick (worker_trace_latch) */
 	unsigned index;
 	struct blitz_runtime *rt;
