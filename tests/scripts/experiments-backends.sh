@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# experiments-backends.sh - experiments/backends in quick mode: the echo
+# server on io_uring, epoll and poll: every run echoed with its percentiles
+# in order, the plots, and the slowdown it states.
+set -euo pipefail
+. "$(dirname "$0")/experiments-lib.bash"
+
+"$src/experiments/backends/run" --quick --build "$obj" --out "$tmp/be" > "$tmp/be.log" 2>&1 ||
+	{ echo "FAIL backends:"; tail -20 "$tmp/be.log"; exit 1; }
+need "$tmp/be/meta.json" "backends meta.json"
+need "$tmp/be/summary.md" "backends summary"
+n=$(wc -l < "$tmp/be/raw/echo.jsonl")
+[ "$n" -eq 6 ] && echo "ok   6 echo lines (3 backends x 2 connection counts)" || { echo "FAIL backends: $n echo lines"; fail=1; }
+python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l); assert r["msgs"] > 0 and r["p50_ns"] <= r["p99_ns"] <= r["p999_ns"], r' \
+	"$tmp/be/raw/echo.jsonl" && echo "ok   backends: every run echoed, percentiles in order" || fail=1
+need "$tmp/be/plots/echo.png" "backends plot echo.png"
+if [ ! -e "$tmp/be/hist/NOT-COLLECTED" ]; then
+	need "$tmp/be/plots/park.png" "backends plot park.png"
+	perturbed "$tmp/be" io_uring epoll poll
+fi
+exit $fail

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# experiments-fs-read.sh - experiments/fs-read in quick mode: file reads on
+# io_uring and the blocking pool: a line per row and the table.
+set -euo pipefail
+. "$(dirname "$0")/experiments-lib.bash"
+
+"$src/experiments/fs-read/run" --quick --build "$obj" --out "$tmp/fr" > "$tmp/fr.log" 2>&1 ||
+	{ echo "FAIL fs-read:"; tail -20 "$tmp/fr.log"; exit 1; }
+need "$tmp/fr/meta.json" "fs-read meta.json"
+need "$tmp/fr/summary.md" "fs-read summary"
+n=$(wc -l < "$tmp/fr/raw/fs.jsonl")
+want=12	# 2 backends x (4 warm + 2 cold rows); 6 where io_uring is not available
+grep -q 'not available' "$tmp/fr/raw/stderr.log" && want=6
+[ "$n" -eq $want ] && echo "ok   fs-read: $n lines" || { echo "FAIL fs-read: $n lines, not $want"; fail=1; }
+grep -q '^| 4K | 1 |' "$tmp/fr/summary.md" && echo "ok   fs-read: table" || { echo "FAIL fs-read: no table"; fail=1; }
+exit $fail

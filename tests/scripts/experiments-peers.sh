@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# experiments-peers.sh - experiments/peers in quick mode: blitz against
+# Tokio, Go and libuv: the ratio tables, the plots, and the server's CPU per
+# message on every echo line.
+set -euo pipefail
+. "$(dirname "$0")/experiments-lib.bash"
+
+"$src/experiments/peers/run" --quick --build "$obj" --out "$tmp/pe" > "$tmp/pe.log" 2>&1 ||
+	{ echo "FAIL peers:"; tail -20 "$tmp/pe.log"; exit 1; }
+need "$tmp/pe/meta.json" "peers meta.json"
+need "$tmp/pe/raw/sched.jsonl" "peers raw sched JSON"
+need "$tmp/pe/raw/echo.jsonl" "peers raw echo JSON"
+need "$tmp/pe/summary.md" "peers summary"
+grep -q '| spawn_many_local |' "$tmp/pe/sched.md" && echo "ok   peers: ratio table" || { echo "FAIL peers: no ratio table"; fail=1; }
+need "$tmp/pe/plots/sched.png" "peers plot sched.png"
+need "$tmp/pe/plots/echo.png" "peers plot echo.png"
+# The load generator reports the server's CPU per message (pinned apart
+# where there are two CPUs), which the echo plot shows.
+python3 -c 'import json,sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(r["msgs"] > 0 and r["server_cpu_ns_per_msg"] > 0 for r in rows), rows' \
+	"$tmp/pe/raw/echo.jsonl" && echo "ok   peers: every echo line has the server's CPU per message" || fail=1
+exit $fail
