@@ -14,13 +14,13 @@ void blitz_mutex_init(struct blitz_mutex *m)
 
 bool blitz_mutex_try_lock(struct blitz_mutex *m)
 {
-	return blitz_semaphore_try_acquire(&m->sem, 1);
+	return sem_try_acquire(&m->sem, 1);
 }
 
 enum blitz_poll blitz_mutex_lock_poll(struct blitz_mutex *m, struct blitz_waiter *w,
 				      struct blitz_cx *cx)
 {
-	return blitz_semaphore_acquire_poll(&m->sem, w, 1, cx);
+	return sem_acquire_poll(&m->sem, w, 1, cx);
 }
 
 void blitz_mutex_unlock(struct blitz_mutex *m)
@@ -32,7 +32,7 @@ void blitz_mutex_unlock(struct blitz_mutex *m)
 	 */
 	if (sem_available(&m->sem))
 		return;
-	blitz_semaphore_release(&m->sem, 1);
+	sem_release(&m->sem, 1);
 }
 
 void blitz_mutex_waiter_cancel(struct blitz_mutex *m, struct blitz_waiter *w)

@@ -23,24 +23,24 @@ void blitz_rwlock_init(struct blitz_rwlock *l)
 
 bool blitz_rwlock_try_read(struct blitz_rwlock *l)
 {
-	return blitz_semaphore_try_acquire(&l->sem, 1);
+	return sem_try_acquire(&l->sem, 1);
 }
 
 bool blitz_rwlock_try_write(struct blitz_rwlock *l)
 {
-	return blitz_semaphore_try_acquire(&l->sem, MAX);
+	return sem_try_acquire(&l->sem, MAX);
 }
 
 enum blitz_poll blitz_rwlock_read_poll(struct blitz_rwlock *l, struct blitz_waiter *w,
 				       struct blitz_cx *cx)
 {
-	return blitz_semaphore_acquire_poll(&l->sem, w, 1, cx);
+	return sem_acquire_poll(&l->sem, w, 1, cx);
 }
 
 enum blitz_poll blitz_rwlock_write_poll(struct blitz_rwlock *l, struct blitz_waiter *w,
 					struct blitz_cx *cx)
 {
-	return blitz_semaphore_acquire_poll(&l->sem, w, MAX, cx);
+	return sem_acquire_poll(&l->sem, w, MAX, cx);
 }
 
 /*
@@ -54,14 +54,14 @@ void blitz_rwlock_read_unlock(struct blitz_rwlock *l)
 {
 	if (sem_available(&l->sem) == MAX)
 		return;
-	blitz_semaphore_release(&l->sem, 1);
+	sem_release(&l->sem, 1);
 }
 
 void blitz_rwlock_write_unlock(struct blitz_rwlock *l)
 {
 	if (sem_available(&l->sem))
 		return;
-	blitz_semaphore_release(&l->sem, MAX);
+	sem_release(&l->sem, MAX);
 }
 
 void blitz_rwlock_waiter_cancel(struct blitz_rwlock *l, struct blitz_waiter *w)

@@ -53,7 +53,15 @@ uint32_t blitz_semaphore_queued(const struct blitz_semaphore *s)
 	return wq_len(&s->q);
 }
 
-bool blitz_semaphore_try_acquire(struct blitz_semaphore *s, uint32_t n)
+/*
+ * The three calls a contended Mutex or RwLock makes on every op have
+ * internal names (semaphore.h), which the library's own callers (mutex.c,
+ * rwlock.c, and acquire_poll's fast path here) reach directly; the public
+ * names are aliases of them.  Called by their exported names, each went
+ * through the PLT (a library's global may be interposed): three to four
+ * PLT jumps per FIFO hand-off (experiments/sync-handoff).
+ */
+bool sem_try_acquire(struct blitz_semaphore *s, uint32_t n)
 {
 	/* Relaxed: a guess; the CAS decides. */
 	uint32_t cur = atomic_load_explicit(PERMITS(s), memory_order_relaxed);
@@ -72,6 +80,9 @@ bool blitz_semaphore_try_acquire(struct blitz_semaphore *s, uint32_t n)
 							memory_order_relaxed));
 	return true;
 }
+
+bool blitz_semaphore_try_acquire(struct blitz_semaphore *s, uint32_t n)
+	__attribute__((alias("sem_try_acquire")));
 
 /*
  * take_available - under the lock, take up to @n of the available permits
@@ -194,7 +205,7 @@ static bool release_fast(struct blitz_semaphore *s, uint32_t n)
 	return true;
 }
 
-void blitz_semaphore_release(struct blitz_semaphore *s, uint32_t n)
+void sem_release(struct blitz_semaphore *s, uint32_t n)
 {
 	struct wake_batch b;
 
@@ -207,6 +218,9 @@ void blitz_semaphore_release(struct blitz_semaphore *s, uint32_t n)
 	wq_unlock(&s->q);
 	batch_wake(&b);
 }
+
+void blitz_semaphore_release(struct blitz_semaphore *s, uint32_t n)
+	__attribute__((alias("sem_release")));
 
 /*
  * poll_queued - a waiter that is (or was) queued is polled: READY if it
@@ -232,8 +246,8 @@ static enum blitz_poll poll_queued(struct blitz_waitq *q, struct blitz_waiter *w
 	return BLITZ_READY;
 }
 
-enum blitz_poll blitz_semaphore_acquire_poll(struct blitz_semaphore *s, struct blitz_waiter *w,
-					     uint32_t n, struct blitz_cx *cx)
+enum blitz_poll sem_acquire_poll(struct blitz_semaphore *s, struct blitz_waiter *w,
+				 uint32_t n, struct blitz_cx *cx)
 {
 	uint32_t st = waiter_state(w);
 	uint64_t since;
@@ -246,7 +260,7 @@ enum blitz_poll blitz_semaphore_acquire_poll(struct blitz_semaphore *s, struct b
 	if (st == W_WAITING)
 		return poll_queued(&s->q, w, cx);
 	/* Idle: a new acquisition.  The fast path cannot barge (invariant I). */
-	if (blitz_semaphore_try_acquire(s, n))
+	if (sem_try_acquire(s, n))
 		return BLITZ_READY;
 	since = wait_stamp();
 	wq_lock(&s->q);
@@ -262,6 +276,10 @@ enum blitz_poll blitz_semaphore_acquire_poll(struct blitz_semaphore *s, struct b
 	wq_probe_wait(&s->q, s, w, cx);
 	return BLITZ_PENDING;
 }
+
+enum blitz_poll blitz_semaphore_acquire_poll(struct blitz_semaphore *s, struct blitz_waiter *w,
+					     uint32_t n, struct blitz_cx *cx)
+	__attribute__((alias("sem_acquire_poll")));
 
 void blitz_semaphore_waiter_cancel(struct blitz_semaphore *s, struct blitz_waiter *w)
 {

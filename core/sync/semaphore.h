@@ -10,6 +10,12 @@
 
 void sem_init_kind(struct blitz_semaphore *s, uint32_t permits, enum probe_sync_kind kind);
 
+/* blitz_semaphore_try_acquire, _acquire_poll and _release under their internal names. */
+bool sem_try_acquire(struct blitz_semaphore *s, uint32_t n);
+enum blitz_poll sem_acquire_poll(struct blitz_semaphore *s, struct blitz_waiter *w,
+				 uint32_t n, struct blitz_cx *cx);
+void sem_release(struct blitz_semaphore *s, uint32_t n);
+
 /* sem_available - blitz_semaphore_available(), inline for Mutex and RwLock. */
 static inline uint32_t sem_available(const struct blitz_semaphore *s)
 {
