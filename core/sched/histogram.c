@@ -275,6 +275,26 @@ void worker_hist_init(struct worker_hist *h, unsigned worker, unsigned sample, u
 	h->snap.runtime = runtime;
 }
 
+__thread unsigned long long hist_ready_polls __attribute__((tls_model("initial-exec")));
+
+/*
+ * hist_thread_start - @w's thread begins: where its ready polls are
+ * counted.  Relaxed: a reader that sees NULL counts none (the worker has
+ * polled nothing yet); the counter is read with relaxed loads (hist_add).
+ */
+void hist_thread_start(struct blitz_worker *w)
+{
+	__atomic_store_n(&w->hist.ready_polls, &hist_ready_polls, __ATOMIC_RELAXED);
+}
+
+/* The worker's thread's ready polls (0 before it ran). */
+static uint64_t ready_polls(const struct worker_hist *h)
+{
+	const unsigned long long *p = __atomic_load_n(&h->ready_polls, __ATOMIC_RELAXED);
+
+	return p ? __atomic_load_n(p, __ATOMIC_RELAXED) : 0;
+}
+
 /* A worker statistic (relaxed: one writer, see stat_inc). */
 #define STAT(w, f) atomic_load_explicit(&(w)->stats.f, memory_order_relaxed)
 /*
@@ -293,7 +313,7 @@ static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot
 {
 	const struct worker_hist *h = &w->hist;
 	unsigned long long *e = out->events;
-	uint64_t polls = 0;
+	uint64_t polls = 0, ready = ready_polls(h) - BASE(h, ready);
 
 	for (int s = 0; s < PROBE_NR_SOURCES; s++) {
 		uint64_t n = STAT(w, polls_by_source[s]) - BASE(h, polls[s]);
@@ -302,7 +322,8 @@ static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot
 		polls += n;
 	}
 	/* Relaxed stores: see hist_add(). */
-	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - e[BLITZ_HIST_POLL_READY], __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_POLL_READY], ready, __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - ready, __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_SCHED], polls, __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_STEAL], STAT(w, steals) - BASE(h, steals), __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_GLOBAL_BATCH], STAT(w, global_batches) - BASE(h, batches),
@@ -343,6 +364,7 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	SET_BASE(h, steals, STAT(w, steals));
 	SET_BASE(h, batches, STAT(w, global_batches));
 	SET_BASE(h, parks, STAT(w, parks));
+	SET_BASE(h, ready, hist_ready_polls);	/* this thread's: the worker's */
 	for (int k = 0; k < HSET_KINDS; k++)
 		set_clear(&h->set[k]);
 	h->polls_timed = h->sched_weight = 0;
@@ -403,11 +425,18 @@ void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 		hist_fire(w, now);
 }
 
-/* hist_exit - the last snapshot, as the worker's thread ends. */
+/*
+ * hist_exit - the last snapshot, as the worker's thread ends; readers
+ * then read it as a closed window (its thread's count goes with it).
+ */
 void hist_exit(struct blitz_worker *w)
 {
-	if (w->hist.on)
+	if (w->hist.on) {
 		hist_fire(w, 0);
+		/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+		__atomic_store_n(&w->hist.on, false, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&w->hist.ready_polls, NULL, __ATOMIC_RELAXED);	/* relaxed: as above */
 }
 
 /*
@@ -459,10 +488,10 @@ static void stamp(struct blitz_task *t, uint64_t now, uint32_t weight)
 
 /*
  * Per thread: schedules from a thread that is not a worker: the countdown
- * to its next stamp, the schedules the countdown in progress spans (the
- * next stamp's weight), and the ticks at its last stamp.
+ * to its next stamp (histogram.h), the schedules the countdown in progress
+ * spans (the next stamp's weight), and the ticks at its last stamp.
  */
-static __thread uint32_t outside_countdown __attribute__((tls_model("initial-exec")));
+__thread uint32_t hist_outside_countdown __attribute__((tls_model("initial-exec")));
 static __thread uint32_t outside_weight __attribute__((tls_model("initial-exec")));
 static __thread uint64_t outside_last __attribute__((tls_model("initial-exec")));
 
@@ -479,32 +508,24 @@ static uint32_t outside_period(uint64_t now, uint32_t span)
 	return ns ? hist_period_for(ns / span) : HIST_SAMPLE_OUTSIDE;
 }
 
-static void hist_stamp_outside(struct blitz_task *t)
+/* hist_stamp_outside_due - the schedule hist_stamp_outside's countdown picked. */
+void hist_stamp_outside_due(struct blitz_task *t)
 {
 	uint32_t span = outside_weight ? outside_weight : 1, fixed = t->rt->cfg.hist_sample;
-	uint64_t now;
+	uint64_t now = hist_ticks();
 
-	if (outside_countdown > 1) {
-		outside_countdown--;
-		return;
-	}
-	now = hist_ticks();
 	stamp(t, now, span);
-	outside_weight = outside_countdown = fixed ? fixed : outside_period(now, span);
+	outside_weight = hist_outside_countdown = fixed ? fixed : outside_period(now, span);
 	outside_last = now;
 }
 
 /*
- * hist_stamp - @t is about to be queued in a timed tick of worker @h
- * (every such schedule is stamped, standing for the period's N), or by
- * another thread (@h NULL: one schedule in that thread's period).
+ * hist_stamp - @t is about to be queued in a timed tick of worker @h:
+ * every such schedule is stamped, standing for the period's N.
  */
 void hist_stamp(struct worker_hist *h, struct blitz_task *t)
 {
-	if (h)
-		stamp(t, hist_ticks(), h->sample);
-	else
-		hist_stamp_outside(t);
+	stamp(t, hist_ticks(), h->sample);
 }
 
 /*

@@ -103,8 +103,13 @@ struct worker_hist {
 	 * polls when each last stood for the polls (hist_stand_for).
 	 */
 	uint64_t polls_timed, sched_weight, poll_mark, sched_mark;
+	/*
+	 * The worker thread's hist_ready_polls (NULL until it runs, and after
+	 * it ended), for readers on other threads.
+	 */
+	const unsigned long long *ready_polls;
 	/* The statistics when the window began (events = now - base). */
-	uint64_t base_polls[PROBE_NR_SOURCES], base_steals, base_batches, base_parks;
+	uint64_t base_polls[PROBE_NR_SOURCES], base_steals, base_batches, base_parks, base_ready;
 	struct hist_set set[HSET_KINDS];
 	struct blitz_hist_snapshot snap;
 };
@@ -127,6 +132,7 @@ void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
 void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
 void hist_record_pushed(struct worker_hist *h, uint64_t len);
 void hist_stamp(struct worker_hist *h, struct blitz_task *t);
+void hist_stamp_outside_due(struct blitz_task *t);
 void hist_stamp_read(struct blitz_worker *w, struct blitz_task *t);
 uint64_t hist_poll_start(struct worker_hist *h);
 void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready);
@@ -199,11 +205,42 @@ static inline void hist_count(struct worker_hist *h, enum blitz_hist_kind k, uin
 		hist_record_value(h, k, v);
 }
 
-/* hist_poll_ready - a poll returned READY (task_finish, while collecting). */
-static inline void hist_poll_ready(struct worker_hist *h)
+/*
+ * Per thread: the polls run on it that completed their task, counted
+ * while task_finish's semaphore test is taken (a tracer holds
+ * hist_snapshot's or task_complete's semaphore): a worker's ready polls
+ * are its thread's count minus base_ready.  Per thread, not per worker,
+ * so that task_finish needs no worker: one add.
+ */
+extern __thread unsigned long long hist_ready_polls __attribute__((tls_model("initial-exec")));
+
+/*
+ * Per thread: schedules from a thread that is not a worker until its next
+ * stamp (hist_stamp_outside_due; 0 before its first schedule).
+ */
+extern __thread uint32_t hist_outside_countdown __attribute__((tls_model("initial-exec")));
+
+/*
+ * hist_stamp_outside - @t is about to be queued by a thread that is not a
+ * worker, while collecting: a countdown, inline; one schedule in the
+ * thread's period is stamped.
+ */
+static inline void hist_stamp_outside(struct blitz_task *t)
 {
-	hist_add(&h->snap.events[BLITZ_HIST_POLL_READY], 1);
+	if (__builtin_expect(hist_outside_countdown > 1, 1)) {
+		hist_outside_countdown--;
+		return;
+	}
+	hist_stamp_outside_due(t);
 }
+
+/* hist_poll_ready - @n (0 or 1) polls returned READY on this thread (task_finish). */
+static inline void hist_poll_ready(unsigned n)
+{
+	hist_add(&hist_ready_polls, n);
+}
+
+void hist_thread_start(struct blitz_worker *w);
 
 /* hist_parked / hist_woke - around a sleep in worker_park. */
 static inline void hist_parked(struct blitz_worker *w, uint64_t timeout_ns)

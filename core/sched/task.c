@@ -159,16 +159,12 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	 * One test for task_complete's and hist_snapshot's semaphores; under
 	 * it no call (a call would cost the untraced path a stack frame).  A
 	 * poll that returned READY (cancelled 0: run_task is the only such
-	 * caller) is counted in the summary histograms of the worker that
-	 * polled it, in every tick, timed or not (hist.on: the window its
-	 * ticks see; owner-only here).
+	 * caller) is counted for the summary histograms on the thread that
+	 * polled it, in every tick, timed or not: one add, no test.
 	 */
 	if (__builtin_expect(BLITZ_TASK_COMPLETE_ENABLED() | BLITZ_HIST_SNAPSHOT_ENABLED(), 0)) {
-		struct blitz_worker *w = current_worker;
-
 		TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);
-		if (!cancelled && w && w->hist.on)
-			hist_poll_ready(&w->hist);
+		hist_poll_ready(!cancelled);
 	}
 	/* JOIN_WAKER was set before COMPLETE: the joiner no longer touches it. */
 	if (s & TASK_JOIN_WAKER)
@@ -278,8 +274,10 @@ void blitz_shield_exit(struct blitz_cx *cx)
 static inline __attribute__((always_inline)) void
 schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool traced)
 {
-	if (traced && (w ? w->traced & TRACED_HIST : hist_enabled()))
-		hist_stamp(w ? &w->hist : NULL, t);
+	if (traced && w && (w->traced & TRACED_HIST))
+		hist_stamp(&w->hist, t);
+	else if (traced && !w && hist_enabled())
+		hist_stamp_outside(t);
 	if (w && w->rt == t->rt) {
 		if (traced)
 			TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, (int)w->index,
@@ -439,8 +437,12 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
 	TASK_PROBE(t, TASK_SPAWN, (uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
 		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
-	if (w ? w->traced & TRACED_HIST : hist_enabled())
-		hist_stamp(w ? &w->hist : NULL, t);
+	if (w ? w->traced & TRACED_HIST : hist_enabled()) {
+		if (w)
+			hist_stamp(&w->hist, t);
+		else
+			hist_stamp_outside(t);
+	}
 	if (w) {
 		worker_schedule_local(w, t, false);
 	} else {

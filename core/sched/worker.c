@@ -539,11 +539,18 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t)
 {
 	if (__builtin_expect(w ? w->traced != 0 :
 			     BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED(), 0)) {
-		if (!w || (w->traced & TRACED_POLL)) {
+		/*
+		 * The latch read again (relaxed: owner-only; it only keeps the
+		 * compiler from holding the first load in a register, which
+		 * cost the untraced path an instruction).
+		 */
+		uint8_t traced = w ? __atomic_load_n(&w->traced, __ATOMIC_RELAXED) : 0;
+
+		if (!w || (traced & TRACED_POLL)) {
 			run_task_traced(w, t);
 			return;
 		}
-		if (w->traced & TRACED_HIST) {
+		if (traced & TRACED_HIST) {
 			run_task_timed(w, t);
 			return;
 		}
@@ -928,6 +935,7 @@ void *worker_main(void *arg)
 	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
 	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
 	current_worker = w;
+	hist_thread_start(w);
 	w->stack_limit = help_stack_limit();
 	io_driver_thread_start(&w->rt->io, w->index);	/* its own ring, if any */
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
