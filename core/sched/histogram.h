@@ -57,9 +57,10 @@ struct blitz_task;
 
 /*
  * What a sampled event costs beyond a plain one, in ns: the out-of-line
- * timed poll and the stamped schedule with their three clock reads
- * (callgrind: 225-295 instructions more per event than a plain one, plus
- * 3 rdtsc of ~10 ns; docs/tools.md).  The automatic period keeps the timed
+ * timed poll and the stamped schedule with their clock reads (callgrind,
+ * every tick timed: 250-270 instructions more per event than untraced on
+ * yield_many, chained_spawn, spawn_many_local, plus four rdtsc of 10-30
+ * ns; docs/probes.md).  The automatic period keeps the timed
  * ticks' extra cost near 1% of the time between them.
  */
 #define HIST_SAMPLE_COST_NS	100u
