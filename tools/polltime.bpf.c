@@ -3,8 +3,9 @@
  * polltime.bpf.c - poll durations: task_poll_end's poll_ns, which the
  * runtime times itself while the probe is enabled (one hit per poll, no
  * pairing with task_poll_start).  Summary mode (hist_snapshot): the
- * runtime's own poll-time histograms, one poll in BLITZ_HIST_SAMPLE timed;
- * the polls not timed count as unpaired.
+ * runtime's own poll-time histograms, the polls of one tick in
+ * BLITZ_HIST_SAMPLE timed and standing for the others; the polls not yet
+ * stood for count as unpaired.
  */
 #include "summary.bpf.h"
 #include "polltime.h"

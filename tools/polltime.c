@@ -76,8 +76,9 @@ int main(int argc, char **argv)
 		.env = &env, .map_fd = bpf_map__fd(skel->maps.hists),
 		.unpaired = &skel->bss->unpaired, .dropped = &skel->bss->dropped,
 		.json_label = label,
-		.unpaired_what = summary ? "polls after the last timed one (the runtime times one in N, "
-					   "BLITZ_HIST_SAMPLE, auto by default; each timed poll counts for N)"
+		.unpaired_what = summary ? "polls not stood for yet (the runtime times the polls of one tick "
+					   "in N, BLITZ_HIST_SAMPLE, auto by default; they stand for the "
+					   "worker's polls at each snapshot)"
 					 : "poll ends without a duration (poll_ns 0)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "poll time");

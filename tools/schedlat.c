@@ -60,7 +60,8 @@ int main(int argc, char **argv)
 		.env = &env, .map_fd = bpf_map__fd(skel->maps.hists),
 		.unpaired = &skel->bss->unpaired, .dropped = &skel->bss->dropped,
 		.unpaired_what = summary ? "polls whose queueing no stamp stands for yet (the runtime stamps "
-					   "one in N, BLITZ_HIST_SAMPLE, auto by default; each counts for N)"
+					   "the schedules of one tick in N, BLITZ_HIST_SAMPLE, auto by "
+					   "default; a worker's stamps stand for its polls at each snapshot)"
 					 : "polls without a queueing seen (queued before attach)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "schedule latency");

@@ -165,7 +165,7 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 		c.hist_sample = BLITZ_HIST_SAMPLE_AUTO;
 	} else if (v && (parse_uint(v, 1, BLITZ_HIST_SAMPLE_MAX, &c.hist_sample) ||
 			 !power_of_two(c.hist_sample))) {
-		snprintf(err, errlen, "BLITZ_HIST_SAMPLE=%s: expected auto or a power of two from 1 to %u (time one poll in N)",
+		snprintf(err, errlen, "BLITZ_HIST_SAMPLE=%s: expected auto or a power of two from 1 to %u (time one tick in N)",
 			 v, BLITZ_HIST_SAMPLE_MAX);
 		return -EINVAL;
 	}

@@ -227,7 +227,7 @@ int worker_join(struct blitz_worker *w, struct blitz_task *t)
 	w->help = &f;
 	if (worker_poll_lifo(w, t)) {
 		current_task = f.joiner;
-		w->traced = traced;	/* a timed poll's TRACED_SAMPLING, if ours */
+		w->traced = traced;	/* our tick's latch, whatever a nested tick latched */
 		if (complete(t)) {
 			w->help = f.outer;
 			return blitz_task_cancelled(t) ? -ECANCELED : 0;

@@ -11,9 +11,9 @@
  * says its TSC is invariant (about half of clock_gettime here), converted
  * to ns with a factor measured once against CLOCK_MONOTONIC; else
  * clock_gettime.  Even rdtsc is about a yield's cost, so poll time and
- * schedule latency are timed for one event in N (BLITZ_HIST_SAMPLE; by
- * default each worker's N follows its poll time, histogram.h), each value
- * weighted by the N events it stands for.
+ * schedule latency are timed in one tick in N (BLITZ_HIST_SAMPLE; by
+ * default each worker's N follows its poll time), and the values of a
+ * timed tick stand for the polls until the next (histogram.h).
  */
 #include <pthread.h>
 #include <string.h>
@@ -123,21 +123,120 @@ void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v
 	hist_add(&l->sum, v);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The sets: a timed tick's values, standing for the polls until the next  */
+
+static void set_add(struct hist_set *s, uint64_t v, uint64_t w)
+{
+	unsigned i = slot_of(v);
+
+	s->slots[i] += w;
+	s->used |= 1ull << i;
+	s->sum += (unsigned __int128)v * w;
+}
+
+static void set_clear(struct hist_set *s)
+{
+	for (uint64_t u = s->used; u; u &= u - 1)
+		s->slots[__builtin_ctzll(u)] = 0;
+	s->used = 0;
+	s->sum = 0;
+}
+
 /*
- * hist_record_weighted - a timed value @v that stands for @w events (the
- * polls or schedules of the countdown that picked it): slots, count and
- * sum grow by @w, so that a histogram whose period changed along the way
- * (BLITZ_HIST_SAMPLE=auto) still estimates every event's distribution,
- * not one leaning to the periods with short countdowns, and count stays
- * the sum of the slots.
+ * scale - floor(@x * @p / @n), where @x / @n is at most a value (a
+ * set's sum over its weight: ns, below 2^64) or a few times 1 (a slot's
+ * share): no 128-bit product overflows.  Cheap in the common cases: a
+ * set that stands for itself (every poll timed), and 32-bit operands.
  */
-void hist_record_weighted(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v, uint32_t w)
+static uint64_t scale(unsigned __int128 x, uint64_t p, uint64_t n)
+{
+	if (p == n)
+		return (uint64_t)x;
+	if (!(x >> 32) && !(p >> 32))
+		return (uint64_t)x * p / n;
+	return (uint64_t)((x / n) * p + (x % n) * p / n);
+}
+
+/*
+ * set_flush - set @s, of total weight @n, stands for @p events: each slot
+ * scaled by @p / @n into histogram @k, with count and sum.  Rounded on the
+ * running total: *@acc (the weight seen) and *@given (the events given)
+ * carry over to the next set that shares @n (ready, then pending), so
+ * that their counts add up to @p exactly.
+ */
+static void set_flush(struct worker_hist *h, const struct hist_set *s, enum blitz_hist_kind k,
+		      uint64_t p, uint64_t n, uint64_t *acc, uint64_t *given)
 {
 	struct blitz_hist_log2 *l = &h->snap.hist[k];
+	uint64_t before = *given;
 
-	hist_add(&l->slots[slot_of(v)], w);
-	hist_add(&l->count, w);
-	hist_add(&l->sum, v * w);
+	for (uint64_t u = s->used; u; u &= u - 1) {
+		unsigned i = (unsigned)__builtin_ctzll(u);
+		uint64_t upto;
+
+		*acc += s->slots[i];
+		upto = scale(*acc, p, n);
+		hist_add(&l->slots[i], upto - *given);
+		*given = upto;
+	}
+	hist_add(&l->count, *given - before);
+	hist_add(&l->sum, scale(s->sum, p, n));
+}
+
+/*
+ * hist_stand_for - the sets stand for the worker's polls since each last
+ * did (at a timed tick's start, a snapshot, the window's end):
+ * afterwards the poll-time histograms' counts add up to the window's
+ * polls, and so does the schedule latency's (SCHED: each poll ends one
+ * wait), once each set has had a value.  The poll set's values are one
+ * per timed poll, the pushes' stand for the pushes of as many polls; the
+ * stamps' weights are their schedules' periods (a schedule stamped one
+ * in N stands for N against one stamped one in 8), so that the share of
+ * each slot is the estimate of every wait's.
+ */
+static void hist_stand_for(struct blitz_worker *w)
+{
+	struct worker_hist *h = &w->hist;
+	uint64_t polls = worker_polls(w), acc = 0, given = 0;
+
+	if (h->polls_timed && polls > h->poll_mark) {
+		uint64_t p = polls - h->poll_mark;
+
+		set_flush(h, &h->set[HSET_READY], BLITZ_HIST_POLL_READY, p, h->polls_timed, &acc, &given);
+		set_flush(h, &h->set[HSET_PENDING], BLITZ_HIST_POLL_PENDING, p, h->polls_timed,
+			  &acc, &given);
+		acc = given = 0;
+		set_flush(h, &h->set[HSET_PUSH], BLITZ_HIST_PUSH_LEN, p, h->polls_timed, &acc, &given);
+		h->poll_mark = polls;
+	}
+	if (h->sched_weight && polls > h->sched_mark) {
+		acc = given = 0;
+		set_flush(h, &h->set[HSET_SCHED], BLITZ_HIST_SCHED, polls - h->sched_mark,
+			  h->sched_weight, &acc, &given);
+		h->sched_mark = polls;
+	}
+}
+
+/* take_polls / take_sched - a set's first value since a timed tick began clears it. */
+static void take_polls(struct worker_hist *h)
+{
+	if (!(h->fresh & FRESH_POLL))
+		return;
+	h->fresh &= (uint8_t)~FRESH_POLL;
+	set_clear(&h->set[HSET_READY]);
+	set_clear(&h->set[HSET_PENDING]);
+	set_clear(&h->set[HSET_PUSH]);
+	h->polls_timed = 0;
+}
+
+static void take_sched(struct worker_hist *h)
+{
+	if (!(h->fresh & FRESH_SCHED))
+		return;
+	h->fresh &= (uint8_t)~FRESH_SCHED;
+	set_clear(&h->set[HSET_SCHED]);
+	h->sched_weight = 0;
 }
 
 /* hist_record - one event of kind @k, value @v. */
@@ -147,18 +246,53 @@ void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v)
 	hist_record_value(h, k, v);
 }
 
+/* gap - ticks with polls from a timed tick to the next: N on average, jittered. */
+static uint32_t gap(struct worker_hist *h)
+{
+	uint32_t x = h->rng;
+
+	if (h->sample <= 1)
+		return 1;
+	/* xorshift32 (Marsaglia): the gaps in [N/2, 3N/2), so that no periodic workload aliases. */
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	h->rng = x;
+	return h->sample / 2 + x % h->sample;
+}
+
 void worker_hist_init(struct worker_hist *h, unsigned worker, unsigned sample, uint64_t runtime)
 {
 	memset(h, 0, sizeof(*h));
 	h->automatic = sample == BLITZ_HIST_SAMPLE_AUTO;
 	h->sample = h->automatic ? BLITZ_HIST_SAMPLE_AUTO_MAX : sample;
-	h->poll_countdown = h->sched_countdown = 1;
-	h->poll_weight = h->sched_weight = h->timed_weight = 1;
+	h->countdown = 1;
+	h->rng = 2463534242u + worker * 0x9e3779b9u;	/* any non-zero seed */
 	h->snap.size = sizeof(h->snap);
 	h->snap.kinds = BLITZ_HIST_KINDS;
 	h->snap.worker = (int)worker;
 	h->snap.sample = h->sample;
 	h->snap.runtime = runtime;
+}
+
+__thread unsigned long long hist_ready_polls __attribute__((tls_model("initial-exec")));
+
+/*
+ * hist_thread_start - @w's thread begins: where its ready polls are
+ * counted.  Relaxed: a reader that sees NULL counts none (the worker has
+ * polled nothing yet); the counter is read with relaxed loads (hist_add).
+ */
+void hist_thread_start(struct blitz_worker *w)
+{
+	__atomic_store_n(&w->hist.ready_polls, &hist_ready_polls, __ATOMIC_RELAXED);
+}
+
+/* The worker's thread's ready polls (0 before it ran). */
+static uint64_t ready_polls(const struct worker_hist *h)
+{
+	const unsigned long long *p = __atomic_load_n(&h->ready_polls, __ATOMIC_RELAXED);
+
+	return p ? __atomic_load_n(p, __ATOMIC_RELAXED) : 0;
 }
 
 /* A worker statistic (relaxed: one writer, see stat_inc). */
@@ -179,7 +313,7 @@ static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot
 {
 	const struct worker_hist *h = &w->hist;
 	unsigned long long *e = out->events;
-	uint64_t polls = 0;
+	uint64_t polls = 0, ready = ready_polls(h) - BASE(h, ready);
 
 	for (int s = 0; s < PROBE_NR_SOURCES; s++) {
 		uint64_t n = STAT(w, polls_by_source[s]) - BASE(h, polls[s]);
@@ -188,7 +322,8 @@ static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot
 		polls += n;
 	}
 	/* Relaxed stores: see hist_add(). */
-	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - e[BLITZ_HIST_POLL_READY], __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_POLL_READY], ready, __ATOMIC_RELAXED);
+	__atomic_store_n(&e[BLITZ_HIST_POLL_PENDING], polls - ready, __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_SCHED], polls, __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_STEAL], STAT(w, steals) - BASE(h, steals), __ATOMIC_RELAXED);
 	__atomic_store_n(&e[BLITZ_HIST_GLOBAL_BATCH], STAT(w, global_batches) - BASE(h, batches),
@@ -199,25 +334,27 @@ static void fill_events(const struct blitz_worker *w, struct blitz_hist_snapshot
 /*
  * hist_switch - the semaphore changed since the last tick.  On: start a
  * fresh window (the counts of a previous tracer, and whatever was recorded
- * since the semaphore rose mid-tick, are dropped).  Off: stop; the
- * histograms stay as they were until the next attach.
+ * since the semaphore rose mid-tick, are dropped); its first tick with
+ * polls is timed.  Off: stop; the histograms stay as they were until the
+ * next attach.
  */
 void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 {
 	struct worker_hist *h = &w->hist;
 
-	/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
-	__atomic_store_n(&h->on, on, __ATOMIC_RELAXED);
 	if (!on) {
+		hist_stand_for(w);
 		fill_events(w, &h->snap);	/* the window's counts stop here */
+		/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+		__atomic_store_n(&h->on, false, __ATOMIC_RELAXED);
 		/*
 		 * Stamps are written only while collecting; those made up to
-		 * now (until this tick, the latch kept stamping) belong to the
-		 * window that ends here.
+		 * now belong to the window that ends here.
 		 */
 		h->window_start = hist_ticks();
 		return;
 	}
+	__atomic_store_n(&h->on, true, __ATOMIC_RELAXED);	/* relaxed: as above */
 	pthread_once(&calibrate_once, clock_calibrate);
 	/* Not atomic: a worker_read_hists() racing a re-attach may see a mix. */
 	memset(h->snap.events, 0, sizeof(h->snap.events));
@@ -227,8 +364,14 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	SET_BASE(h, steals, STAT(w, steals));
 	SET_BASE(h, batches, STAT(w, global_batches));
 	SET_BASE(h, parks, STAT(w, parks));
-	h->poll_countdown = h->sched_countdown = 1;
-	h->poll_weight = h->sched_weight = 1;
+	SET_BASE(h, ready, hist_ready_polls);	/* this thread's: the worker's */
+	for (int k = 0; k < HSET_KINDS; k++)
+		set_clear(&h->set[k]);
+	h->polls_timed = h->sched_weight = 0;
+	h->poll_mark = h->sched_mark = worker_polls(w);
+	h->fresh = 0;
+	h->due = true;
+	h->countdown = 1;
 	if (h->automatic) {
 		h->sample = hist_period_for(w->ewma_poll_ns);
 		__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
@@ -241,6 +384,7 @@ void hist_fire(struct blitz_worker *w, uint64_t now_ns)
 {
 	struct worker_hist *h = &w->hist;
 
+	hist_stand_for(w);
 	fill_events(w, &h->snap);
 	hist_add(&h->snap.seq, 1);
 	h->next_snapshot = now_ns + HIST_SNAPSHOT_NS;
@@ -249,12 +393,25 @@ void hist_fire(struct blitz_worker *w, uint64_t now_ns)
 }
 
 /*
+ * hist_timed_tick - this tick is timed (hist_tick): the sets stand for
+ * the polls so far, and this tick's values replace them; every poll and
+ * schedule of the tick goes through the timed copies (TRACED_HIST).
+ */
+void hist_timed_tick(struct blitz_worker *w)
+{
+	hist_stand_for(w);
+	w->hist.fresh = FRESH_POLL | FRESH_SCHED;
+	w->traced |= TRACED_HIST;
+}
+
+/*
  * hist_park - a park (@timeout_ns its limit); a snapshot before the sleep
  * if the last one is HIST_SNAPSHOT_NS old.  Not at every park: a snapshot
  * is a probe hit and a 4 KiB copy (microseconds), and a worker that parks
- * between short bursts of work would pay it per burst; what it counted
- * since reaches the tracer at its next tick that is due (a sleep ends
- * within its 10 ms timeout) or at its exit.
+ * between short bursts of work would pay it per burst (and the sets'
+ * scaling, some hundreds of ns); what it counted since reaches the tracer
+ * at its next tick that is due (a sleep ends within its 10 ms timeout) or
+ * at its exit.
  */
 void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 {
@@ -268,80 +425,137 @@ void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 		hist_fire(w, now);
 }
 
-/* hist_exit - the last snapshot, as the worker's thread ends. */
+/*
+ * hist_exit - the last snapshot, as the worker's thread ends; readers
+ * then read it as a closed window (its thread's count goes with it).
+ */
 void hist_exit(struct blitz_worker *w)
 {
-	if (w->hist.on)
+	if (w->hist.on) {
 		hist_fire(w, 0);
+		/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+		__atomic_store_n(&w->hist.on, false, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&w->hist.ready_polls, NULL, __ATOMIC_RELAXED);	/* relaxed: as above */
 }
 
-/* hist_adapt - hist_ewma's slow path: the value, and the period if automatic. */
-void hist_adapt(struct worker_hist *h, uint64_t ewma_ns)
+/*
+ * hist_adapt - hist_ewma's slow path, at the end of each tick that ran
+ * polls: the value, the period if automatic, and the ticks to the next
+ * timed one (a gap from a timed tick; a new gap at once if the period
+ * shrank below what is left, so that a change of pace is timed soon).
+ * Only ticks with polls count: a timed tick that ran none leaves the next
+ * one timed.
+ */
+void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns)
 {
+	struct worker_hist *h = &w->hist;
+
 	hist_record_value(h, BLITZ_HIST_EWMA, ewma_ns);
-	if (!h->automatic)
+	if (h->automatic) {
+		h->sample = hist_period_for(ewma_ns);
+		/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+		__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
+	}
+	if (!h->on)	/* the semaphore rose during this tick: from the next */
 		return;
-	h->sample = hist_period_for(ewma_ns);
-	/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
-	__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
+	if ((w->traced & TRACED_HIST) || h->countdown > h->sample + h->sample / 2)
+		h->countdown = gap(h);
+	else if (h->countdown > 1)
+		h->countdown--;
+	h->due = h->countdown == 1;
 }
 
 /*
  * A stamp: the ticks when queued, shifted up by STAMP_SHIFT, and below
  * them 1 + log2 of its weight (the schedules it stands for, a power of
- * two): never 0, which means unstamped.
+ * two).
  */
 #define STAMP_SHIFT	5
 
-static inline uint64_t stamp_make(uint32_t weight)
+/*
+ * stamp - @t is about to be queued, at @now: TASK_STAMPED tells its next
+ * poll to read queued_at.  Relaxed: the queue that hands @t to its poller
+ * (a push's release, the pop's or steal's acquire; the global queue's
+ * lock) orders this and the store to queued_at before that poll's
+ * transition to running, which clears the bit.
+ */
+static void stamp(struct blitz_task *t, uint64_t now, uint32_t weight)
 {
-	return hist_ticks() << STAMP_SHIFT | (uint64_t)(__builtin_ctz(weight) + 1);
-}
-
-/* hist_stamp_sample - the schedule that hist_stamp's countdown picked. */
-void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t)
-{
-	t->queued_at = stamp_make(h->sched_weight);
-	h->sched_weight = h->sched_countdown = h->sample;
-}
-
-/* Per thread: schedules from a thread that is not a worker, for sampling. */
-static __thread uint32_t outside_countdown __attribute__((tls_model("initial-exec")));
-static __thread uint32_t outside_weight __attribute__((tls_model("initial-exec")));
-
-void hist_stamp_outside(struct blitz_task *t)
-{
-	if (outside_countdown > 1) {
-		outside_countdown--;
-		return;
-	}
-	t->queued_at = stamp_make(outside_weight ? outside_weight : 1);
-	outside_weight = outside_countdown =
-		t->rt->cfg.hist_sample ? t->rt->cfg.hist_sample : HIST_SAMPLE_OUTSIDE;
+	t->queued_at = now << STAMP_SHIFT | (uint64_t)(__builtin_ctz(weight) + 1);
+	atomic_fetch_or_explicit(&t->state, TASK_STAMPED, memory_order_relaxed);
 }
 
 /*
- * hist_poll_sample - hist_poll_begin's slow path: @t carries a stamp (its
- * queued-to-polled time is recorded, if the stamp is this window's) and/or
- * this poll is the timed one (@timed).
+ * Per thread: schedules from a thread that is not a worker: the countdown
+ * to its next stamp (histogram.h), the schedules the countdown in progress
+ * spans (the next stamp's weight), and the ticks at its last stamp.
  */
-uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool timed)
+__thread uint32_t hist_outside_countdown __attribute__((tls_model("initial-exec")));
+static __thread uint32_t outside_weight __attribute__((tls_model("initial-exec")));
+static __thread uint64_t outside_last __attribute__((tls_model("initial-exec")));
+
+/*
+ * outside_period - the automatic period of a thread that is not a worker:
+ * from the ns per schedule since its last stamp (two clock reads it makes
+ * anyway), as hist_period_for gives for a poll; HIST_SAMPLE_OUTSIDE
+ * until it has a stamp, or before the clock is calibrated.
+ */
+static uint32_t outside_period(uint64_t now, uint32_t span)
 {
-	uint64_t queued = t->queued_at, now = hist_ticks();
+	uint64_t ns = outside_last && now > outside_last ? ticks_to_ns(now - outside_last) : 0;
 
-	if (queued) {
-		uint64_t at = queued >> STAMP_SHIFT;
+	return ns ? hist_period_for(ns / span) : HIST_SAMPLE_OUTSIDE;
+}
 
-		t->queued_at = 0;
-		if (at >= h->window_start && now >= at)
-			hist_record_weighted(h, BLITZ_HIST_SCHED, ticks_to_ns(now - at),
-					     1u << ((queued & ((1u << STAMP_SHIFT) - 1)) - 1));
-	}
-	if (!timed)
-		return 0;
-	h->timed_weight = h->poll_weight;
-	h->poll_weight = h->poll_countdown = h->sample;
-	return now | 1;
+/* hist_stamp_outside_due - the schedule hist_stamp_outside's countdown picked. */
+void hist_stamp_outside_due(struct blitz_task *t)
+{
+	uint32_t span = outside_weight ? outside_weight : 1, fixed = t->rt->cfg.hist_sample;
+	uint64_t now = hist_ticks();
+
+	stamp(t, now, span);
+	outside_weight = hist_outside_countdown = fixed ? fixed : outside_period(now, span);
+	outside_last = now;
+}
+
+/*
+ * hist_stamp - @t is about to be queued in a timed tick of worker @h:
+ * every such schedule is stamped, standing for the period's N.
+ */
+void hist_stamp(struct worker_hist *h, struct blitz_task *t)
+{
+	stamp(t, hist_ticks(), h->sample);
+}
+
+/*
+ * hist_stamp_read - @t's poll on @w (NULL: a helping thread) found
+ * TASK_STAMPED in its state before running it: its queued-to-polled time,
+ * if @w collects and the stamp is this window's.
+ */
+void hist_stamp_read(struct blitz_worker *w, struct blitz_task *t)
+{
+	uint64_t queued = t->queued_at, at = queued >> STAMP_SHIFT, now;
+	struct worker_hist *h;
+	uint32_t weight;
+
+	if (!w || !w->hist.on)
+		return;
+	h = &w->hist;
+	now = hist_ticks();
+	if (at < h->window_start || now < at)
+		return;
+	weight = 1u << ((queued & ((1u << STAMP_SHIFT) - 1)) - 1);
+	take_sched(h);
+	set_add(&h->set[HSET_SCHED], ticks_to_ns(now - at), weight);
+	h->sched_weight += weight;
+}
+
+/* hist_poll_start - a timed poll begins: its start (ticks, never 0). */
+uint64_t hist_poll_start(struct worker_hist *h)
+{
+	take_polls(h);
+	return hist_ticks() | 1;
 }
 
 /* hist_poll_timed - the timed poll begun at @start returned @ready. */
@@ -349,8 +563,21 @@ void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready)
 {
 	uint64_t now = hist_ticks();
 
-	hist_record_weighted(h, ready ? BLITZ_HIST_POLL_READY : BLITZ_HIST_POLL_PENDING,
-			     now > start ? ticks_to_ns(now - start) : 0, h->timed_weight);
+	set_add(&h->set[ready ? HSET_READY : HSET_PENDING], now > start ? ticks_to_ns(now - start) : 0, 1);
+	h->polls_timed++;
+}
+
+/*
+ * hist_record_pushed - the ring's length after a push in a timed tick;
+ * one before the tick's first timed poll is left out (the set it would
+ * join is the last tick's).
+ */
+void hist_record_pushed(struct worker_hist *h, uint64_t len)
+{
+	if (h->fresh & FRESH_POLL)
+		return;
+	hist_add(&h->snap.events[BLITZ_HIST_PUSH_LEN], 1);
+	set_add(&h->set[HSET_PUSH], len, 1);
 }
 
 /* worker_read_hists - a copy of @w's histograms, each counter whole (tests). */

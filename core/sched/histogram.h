@@ -6,21 +6,33 @@
  * include/blitz/histograms.h).
  *
  * Cost while collecting: a traced run should describe the untraced one,
- * so the per-event work is a countdown per poll and per schedule, inline in
- * the plain (untraced) paths behind the tick's latch byte, and a clock read
- * only for one event in the worker's period N (hist_poll_sample and
- * hist_stamp_sample, out of line; the timed poll runs in the traced copy).  The exact event counts are the worker's statistics
- * (stats.polls_by_source, steals, global_batches, parks), read at each snapshot
- * against their value when the window began; only what the statistics do
- * not split (ready polls, sleeps by reason) is counted here.
+ * so the sample is taken by whole ticks.  At each tick's start (which reads
+ * the semaphore anyway) the worker decides whether this tick is timed: one
+ * tick with polls in the worker's period N, the gaps jittered.  A timed
+ * tick sets TRACED_HIST in the tick's latch: every poll in it is timed
+ * (the out-of-line copy of the poll path) and every schedule stamped; an
+ * untimed tick runs the plain paths, with no per-event work at all.  A
+ * stamp is read by the task's next poll, whichever tick and worker run it:
+ * TASK_STAMPED in the task's state says there is one, and the transition
+ * to running clears it, so that a stamp is read once or never (a stale one
+ * is never taken for a wait), at no cost to the polls of unstamped tasks
+ * (the bit is tested with TASK_CANCELLED).  The exact event counts are the
+ * worker's statistics (stats.polls_by_source, steals, global_batches,
+ * parks), read at each snapshot against their value when the window
+ * began; only what the statistics do not split (ready polls, sleeps by
+ * reason) is counted here.
  *
- * The hooks are inline and run only when the worker's tick latch says so
- * (worker->traced & TRACED_HIST, worker.h): unattached they cost nothing
- * beyond the latch test the hot paths already make.  Only the owning
- * worker writes its histograms; the probe fires on that worker's thread,
- * so the tracer's copy is consistent.  worker_read_hists() (tests) reads
- * them from another thread: the stores and its loads are relaxed atomics
- * (no read-modify-write: one writer) so that such a read is no data race.
+ * The timed values go first into sets (struct hist_set) that stand for a
+ * stratum of polls: the values of the last timed tick, scaled at each
+ * flush (a timed tick's start, a snapshot, the window's end) to the polls
+ * since the last flush (a ratio estimator), so that each histogram's
+ * count is the worker's polls exactly after a flush.
+ *
+ * Only the owning worker writes its histograms and sets; the probe fires
+ * on that worker's thread, so the tracer's copy is consistent.
+ * worker_read_hists() (tests) reads the snapshot from another thread: the
+ * stores and its loads are relaxed atomics (no read-modify-write: one
+ * writer) so that such a read is no data race.
  */
 #ifndef BLITZ_CORE_HISTOGRAM_H
 #define BLITZ_CORE_HISTOGRAM_H
@@ -45,32 +57,61 @@ struct blitz_task;
 
 /*
  * What a sampled event costs beyond a plain one, in ns: the out-of-line
- * timed poll and the stamped schedule with their three clock reads
- * (callgrind: 225-295 instructions more per event at BLITZ_HIST_SAMPLE=1
- * than at 1024 on sched-bench, plus 3 rdtsc of ~10 ns; docs/tools.md).
- * The automatic period keeps it near 1% of the time between samples.
+ * timed poll and the stamped schedule with their clock reads (callgrind,
+ * every tick timed: 250-270 instructions more per event than untraced on
+ * yield_many, chained_spawn, spawn_many_local, plus four rdtsc of 10-30
+ * ns; docs/probes.md).  The automatic period keeps the timed
+ * ticks' extra cost near 1% of the time between them.
  */
 #define HIST_SAMPLE_COST_NS	100u
-/* Schedules from threads that are not workers, automatic period: a wake across threads costs microseconds. */
+/*
+ * Schedules from threads that are not workers: the first stamped period
+ * of a thread; then its period follows the time between its schedules
+ * (hist_stamp_outside).
+ */
 #define HIST_SAMPLE_OUTSIDE	8u
+
+/*
+ * struct hist_set - timed values not yet in the histograms: a slot's
+ * weight, the slots used, the sum of value x weight.  Owner-only.
+ */
+struct hist_set {
+	uint64_t used;				/* bit s: slots[s] != 0 */
+	uint64_t slots[BLITZ_HIST_SLOTS];
+	unsigned __int128 sum;
+};
+
+/* The sets: poll time by result, ring length at push, schedule latency. */
+enum { HSET_READY, HSET_PENDING, HSET_PUSH, HSET_SCHED, HSET_KINDS };
+
+/* worker_hist.fresh: a set is an earlier timed tick's (cleared at its next value). */
+enum { FRESH_POLL = 1, FRESH_SCHED = 2 };
 
 /* struct worker_hist - a worker's histograms and its collection state. */
 struct worker_hist {
 	bool on;			/* collecting (the semaphore seen at a tick) */
 	bool automatic;			/* BLITZ_HIST_SAMPLE=auto: sample follows the EWMA */
-	uint32_t sample;		/* one poll (schedule) in this many timed (stamped) */
-	uint32_t poll_countdown;	/* polls until the next timed one (1: this one) */
-	uint32_t sched_countdown;	/* schedules until the next stamped one */
-	/*
-	 * The weights (hist_record_weighted): how many polls (schedules) the
-	 * countdown in progress spans, so how many its timed one stands for;
-	 * timed_weight, the current timed poll's, for its pushes too.
-	 */
-	uint32_t poll_weight, sched_weight, timed_weight;
+	bool due;			/* the next tick is timed */
+	uint8_t fresh;			/* FRESH_*: cleared at the set's next value */
+	uint32_t sample;		/* one tick with polls in this many is timed (on average) */
+	uint32_t countdown;		/* ticks with polls until the next timed one */
+	uint32_t rng;			/* xorshift32: jitters the gaps between timed ticks */
 	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
+	/*
+	 * The sets' size: the polls timed (the poll and push sets), the
+	 * weight of the stamps read (the schedule set); and the worker's
+	 * polls when each last stood for the polls (hist_stand_for).
+	 */
+	uint64_t polls_timed, sched_weight, poll_mark, sched_mark;
+	/*
+	 * The worker thread's hist_ready_polls (NULL until it runs, and after
+	 * it ended), for readers on other threads.
+	 */
+	const unsigned long long *ready_polls;
 	/* The statistics when the window began (events = now - base). */
-	uint64_t base_polls[PROBE_NR_SOURCES], base_steals, base_batches, base_parks;
+	uint64_t base_polls[PROBE_NR_SOURCES], base_steals, base_batches, base_parks, base_ready;
+	struct hist_set set[HSET_KINDS];
 	struct blitz_hist_snapshot snap;
 };
 
@@ -84,15 +125,17 @@ void worker_hist_init(struct worker_hist *h, unsigned worker, unsigned sample, u
 uint64_t hist_runtime_id(void);
 void worker_read_hists(const struct blitz_worker *w, struct blitz_hist_snapshot *out);
 
-/* The slow paths: window changes, snapshots, sampled events. */
+/* The slow paths: window changes, snapshots, timed ticks and their events. */
 void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns);
 void hist_fire(struct blitz_worker *w, uint64_t now_ns);
+void hist_timed_tick(struct blitz_worker *w);
 void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
 void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
-void hist_record_weighted(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v, uint32_t w);
-void hist_stamp_sample(struct worker_hist *h, struct blitz_task *t);
-void hist_stamp_outside(struct blitz_task *t);
-uint64_t hist_poll_sample(struct worker_hist *h, struct blitz_task *t, bool timed);
+void hist_record_pushed(struct worker_hist *h, uint64_t len);
+void hist_stamp(struct worker_hist *h, struct blitz_task *t);
+void hist_stamp_outside_due(struct blitz_task *t);
+void hist_stamp_read(struct blitz_worker *w, struct blitz_task *t);
+uint64_t hist_poll_start(struct worker_hist *h);
 void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready);
 void hist_park(struct blitz_worker *w, uint64_t timeout_ns);
 void hist_exit(struct blitz_worker *w);
@@ -108,10 +151,11 @@ static inline void hist_add(unsigned long long *p, uint64_t n)
 }
 
 /*
- * hist_tick - at the start of each tick (@now_ns: the tick's clock): zero
- * the histograms when the semaphore has just turned on (a tool attached
- * mid-run sees only its own window), stop when it turned off, and fire a
- * snapshot every HIST_SNAPSHOT_NS.
+ * hist_tick - at the start of each tick (@now_ns: the tick's clock), after
+ * the tick latched its tracers (w->traced): zero the histograms when the
+ * semaphore has just turned on (a tool attached mid-run sees only its own
+ * window), stop when it turned off, fire a snapshot every
+ * HIST_SNAPSHOT_NS, and make this tick a timed one if it is due.
  */
 static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint64_t now_ns)
 {
@@ -119,8 +163,12 @@ static inline void hist_tick(struct blitz_worker *w, struct worker_hist *h, uint
 
 	if (__builtin_expect(on != h->on, 0))
 		hist_switch(w, on, now_ns);
-	else if (on && now_ns >= h->next_snapshot)
+	if (!on)
+		return;
+	if (now_ns >= h->next_snapshot)
 		hist_fire(w, now_ns);
+	if (h->due)
+		hist_timed_tick(w);
 }
 
 /*
@@ -138,16 +186,17 @@ static inline uint32_t hist_period_for(uint64_t ewma_ns)
 	return n;
 }
 
-void hist_adapt(struct worker_hist *h, uint64_t ewma_ns);
+void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns);
 
 /*
- * hist_ewma - the worker's average poll time changed (each tick's
- * update_interval): recorded, and the automatic period follows it.
+ * hist_ewma - a tick that ran polls ended, and the worker's average poll
+ * time is now @ewma_ns (update_interval): recorded, the automatic period
+ * follows it, and the count of ticks to the next timed one moves.
  */
-static inline void hist_ewma(struct worker_hist *h, uint64_t ewma_ns)
+static inline void hist_ewma(struct blitz_worker *w, uint64_t ewma_ns)
 {
 	if (hist_enabled())
-		hist_adapt(h, ewma_ns);
+		hist_adapt(w, ewma_ns);
 }
 
 /* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */
@@ -158,73 +207,41 @@ static inline void hist_count(struct worker_hist *h, enum blitz_hist_kind k, uin
 }
 
 /*
- * hist_stamp - @t is about to be queued from worker @h (NULL: another
- * thread): stamp one schedule in the period N with the clock.
- * Unstamped tasks keep queued_at 0: the poll that reads a stamp clears it.
+ * Per thread: the polls run on it that completed their task, counted
+ * while task_finish's semaphore test is taken (a tracer holds
+ * hist_snapshot's or task_complete's semaphore): a worker's ready polls
+ * are its thread's count minus base_ready.  Per thread, not per worker,
+ * so that task_finish needs no worker: one add.
  */
-static inline void hist_stamp(struct worker_hist *h, struct blitz_task *t)
-{
-	if (!h)
-		hist_stamp_outside(t);
-	else if (__builtin_expect(--h->sched_countdown == 0, 0))
-		hist_stamp_sample(h, t);
-}
+extern __thread unsigned long long hist_ready_polls __attribute__((tls_model("initial-exec")));
 
 /*
- * hist_poll_due - count down to the next timed poll (on @h's worker, while
- * collecting); true if this poll is the timed one or its task carries a
- * schedule stamp (@queued, its queued_at): only then does the poll need the sampled copy
- * (hist_poll_begin around it).  Inline in the plain poll path: a decrement
- * and a test of the stamp, no clock.
+ * Per thread: schedules from a thread that is not a worker until its next
+ * stamp (hist_stamp_outside_due; 0 before its first schedule).
  */
-static inline bool hist_poll_due(struct worker_hist *h, uint64_t queued)
-{
-	return (--h->poll_countdown == 0) | (queued != 0);
-}
+extern __thread uint32_t hist_outside_countdown __attribute__((tls_model("initial-exec")));
 
 /*
- * hist_poll_begin - the poll that hist_poll_due() picked (@t: the task;
- * the countdown already ran): the queued-to-polled time of a stamped task.
- * Returns the poll's start (ticks) if it is the timed one, else 0.
+ * hist_stamp_outside - @t is about to be queued by a thread that is not a
+ * worker, while collecting: a countdown, inline; one schedule in the
+ * thread's period is stamped.
  */
-static inline uint64_t hist_poll_begin(struct worker_hist *h, struct blitz_task *t)
+static inline void hist_stamp_outside(struct blitz_task *t)
 {
-	return hist_poll_sample(h, t, h->poll_countdown == 0);
+	if (__builtin_expect(hist_outside_countdown > 1, 1)) {
+		hist_outside_countdown--;
+		return;
+	}
+	hist_stamp_outside_due(t);
 }
 
-/*
- * hist_poll_dropped - worker_run_task counted down for a task that was
- * cancelled and is dropped, not polled: the step given back, so that the
- * countdown's weight stays a count of polls (and one that reached 0 does
- * not wrap: the next poll is the timed one).
- */
-static inline void hist_poll_dropped(struct worker_hist *h)
+/* hist_poll_ready - @n (0 or 1) polls returned READY on this thread (task_finish). */
+static inline void hist_poll_ready(unsigned n)
 {
-	h->poll_countdown++;
+	hist_add(&hist_ready_polls, n);
 }
 
-/* hist_record_pushed - the ring's length after a push made in a timed poll. */
-static inline void hist_record_pushed(struct worker_hist *h, uint64_t len)
-{
-	hist_add(&h->snap.events[BLITZ_HIST_PUSH_LEN], 1);
-	hist_record_weighted(h, BLITZ_HIST_PUSH_LEN, len, h->timed_weight);
-}
-
-/* hist_poll_ready - a poll returned READY (task_finish, while collecting). */
-static inline void hist_poll_ready(struct worker_hist *h)
-{
-	hist_add(&h->snap.events[BLITZ_HIST_POLL_READY], 1);
-}
-
-/*
- * hist_poll_end - the poll begun at @start (0: not timed) returned @ready
- * (counted by task_finish, not here: hist_poll_ready).
- */
-static inline void hist_poll_end(struct worker_hist *h, uint64_t start, bool ready)
-{
-	if (__builtin_expect(start != 0, 0))
-		hist_poll_timed(h, start, ready);
-}
+void hist_thread_start(struct blitz_worker *w);
 
 /* hist_parked / hist_woke - around a sleep in worker_park. */
 static inline void hist_parked(struct blitz_worker *w, uint64_t timeout_ns)

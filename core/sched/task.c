@@ -47,13 +47,17 @@ static bool task_cas(struct blitz_task *t, uint64_t *old, uint64_t new)
 						     memory_order_acquire);
 }
 
-/* SCHEDULED -> RUNNING, clearing NOTIFIED.  Returns the state before. */
+/*
+ * SCHEDULED -> RUNNING, clearing NOTIFIED and STAMPED (the caller reads a
+ * stamp it saw in the state returned, the state before).
+ */
 uint64_t task_transition_to_running(struct blitz_task *t)
 {
 	/* Relaxed: a first guess; task_cas confirms it. */
 	uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
 
-	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED)) | TASK_RUNNING))
+	while (!task_cas(t, &s, (s & ~(TASK_LIFECYCLE_MASK | TASK_NOTIFIED | TASK_STAMPED)) |
+			 TASK_RUNNING))
 		;
 	return s;
 }
@@ -155,15 +159,12 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	 * One test for task_complete's and hist_snapshot's semaphores; under
 	 * it no call (a call would cost the untraced path a stack frame).  A
 	 * poll that returned READY (cancelled 0: run_task is the only such
-	 * caller) is counted in the summary histograms of the worker whose
-	 * tick latched them, whichever copy of run_task polled.
+	 * caller) is counted for the summary histograms on the thread that
+	 * polled it, in every tick, timed or not: one add, no test.
 	 */
 	if (__builtin_expect(BLITZ_TASK_COMPLETE_ENABLED() | BLITZ_HIST_SNAPSHOT_ENABLED(), 0)) {
-		struct blitz_worker *w = current_worker;
-
 		TASK_PROBE(t, TASK_COMPLETE, worker, (uint64_t)(uintptr_t)t, cancelled);
-		if (!cancelled && w && (w->traced & TRACED_HIST))
-			hist_poll_ready(&w->hist);
+		hist_poll_ready(!cancelled);
 	}
 	/* JOIN_WAKER was set before COMPLETE: the joiner no longer touches it. */
 	if (s & TASK_JOIN_WAKER)
@@ -273,8 +274,10 @@ void blitz_shield_exit(struct blitz_cx *cx)
 static inline __attribute__((always_inline)) void
 schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool traced)
 {
-	if (traced && (w ? w->traced & TRACED_HIST : hist_enabled()))
-		hist_stamp(w ? &w->hist : NULL, t);
+	if (traced && w && (w->traced & TRACED_HIST))
+		hist_stamp(&w->hist, t);
+	else if (traced && !w && hist_enabled())
+		hist_stamp_outside(t);
 	if (w && w->rt == t->rt) {
 		if (traced)
 			TASK_PROBE(t, TASK_SCHEDULE, (uint64_t)(uintptr_t)t, (int)w->index,
@@ -296,59 +299,49 @@ static __attribute__((noinline, cold)) void schedule_traced(struct blitz_task *t
 	schedule_on(current_worker, t, yield, true);
 }
 
-/* schedule_stamped - the schedule the histograms' countdown picked (TRACED_HIST). */
+/* schedule_stamped - a schedule in a timed tick (TRACED_HIST): every one is stamped. */
 static __attribute__((noinline, cold)) void
 schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
-	hist_stamp_sample(&w->hist, t);
+	hist_stamp(&w->hist, t);
 	schedule_on(w, t, yield, false);
 }
 
 /*
  * schedule_latched - a worker whose tick latched a tracer: the probe's
- * copy (TRACED_SCHEDULE), or, for the histograms alone (TRACED_HIST), a
- * countdown and the plain schedule; only the stamped schedule (one in
- * BLITZ_HIST_SAMPLE) goes further out of line.  Every way out is a tail
- * call, so that no path keeps a frame; out of line (not cold: the
- * histograms' every schedule comes here) so that schedule() stays as it
- * was untraced.
+ * copy (TRACED_SCHEDULE), the stamped one in a timed tick (TRACED_HIST),
+ * or the plain schedule (a latch for local_push or the polls only).
+ * Every way out is a tail call, so that no path keeps a frame.
  */
-static __attribute__((noinline)) void
+static __attribute__((noinline, cold)) void
 schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
 	if (w->traced & TRACED_SCHEDULE) {
 		schedule_traced(t, yield);
 		return;
 	}
-	if (w->traced == TRACED_HIST ||
-	    ((w->traced & TRACED_HIST) && --w->hist.sched_countdown == 0)) {
+	if (w->traced & TRACED_HIST) {
 		schedule_stamped(w, t, yield);
 		return;
 	}
 	schedule_on(w, t, yield, false);
 }
 
+/*
+ * schedule - queue @t.  A worker tests its tick's latch, zero in an
+ * untimed tick of the summary histograms as when nothing is attached;
+ * another thread the semaphores.
+ */
 static inline __attribute__((always_inline)) void schedule(struct blitz_task *t, bool yield)
 {
 	struct blitz_worker *w = current_worker;
 
-	/* A worker's latch (worker_trace_latch), else the semaphores. */
 	if (w ? w->traced != 0 : BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled()) {
-		if (!w) {
+		if (!w)
 			schedule_traced(t, yield);
-			return;
-		}
-		/*
-		 * The histograms alone, not this schedule's turn: the plain
-		 * path.  The latch read again (relaxed: owner-only, it only
-		 * keeps the compiler from holding the first load in a register,
-		 * which cost the untraced path an instruction).
-		 */
-		if (__atomic_load_n(&w->traced, __ATOMIC_RELAXED) != TRACED_HIST ||
-		    --w->hist.sched_countdown == 0) {
+		else
 			schedule_latched(w, t, yield);
-			return;
-		}
+		return;
 	}
 	schedule_on(w, t, yield, false);
 }
@@ -405,7 +398,6 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 	t->join_waker.vtable = NULL;
 	t->join_waker.data = NULL;
 	t->state_size = (uint32_t)size;
-	t->queued_at = 0;
 	if (size)
 		memcpy(t->user, state, size);
 	return t;
@@ -445,8 +437,12 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
 	TASK_PROBE(t, TASK_SPAWN, (uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
 		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
-	if (w ? w->traced & TRACED_HIST : hist_enabled())
-		hist_stamp(w ? &w->hist : NULL, t);
+	if (w ? w->traced & TRACED_HIST : hist_enabled()) {
+		if (w)
+			hist_stamp(&w->hist, t);
+		else
+			hist_stamp_outside(t);
+	}
 	if (w) {
 		worker_schedule_local(w, t, false);
 	} else {

@@ -40,6 +40,12 @@
 #define TASK_DETACHED		(1ull << 27)
 #define TASK_JOIN_WAKER		(1ull << 28)	/* join_waker is set (blitz's own flag) */
 #define TASK_TRACED		(1ull << 29)	/* its task_* probes fire (trace sampling) */
+/*
+ * queued_at holds a schedule stamp (histogram.c): set as the task is
+ * queued in a timed tick, cleared by the transition to running, so that
+ * only the next poll reads the stamp.
+ */
+#define TASK_STAMPED		(1ull << 30)
 
 #define TASK_SHIELD_SHIFT	32
 #define TASK_SHIELD_ONE		(1ull << TASK_SHIELD_SHIFT)
@@ -65,7 +71,7 @@ struct blitz_task {
 	struct blitz_task *owned_next;
 	uint32_t owned_shard;
 	uint32_t state_size;
-	uint64_t queued_at;			/* histogram.c: when queued (ticks), 0 unstamped */
+	uint64_t queued_at;			/* histogram.c: when queued (ticks), if TASK_STAMPED */
 	alignas(16) unsigned char user[];	/* the user's state struct */
 };
 

@@ -130,7 +130,7 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced, bool his
 {
 	enum queue_push_result r = queue_push(&w->queue, t, &w->rt->inject);
 
-	if (hist && (w->traced & TRACED_SAMPLING))	/* a timed poll's push: its weight */
+	if (hist && (w->traced & TRACED_HIST))	/* a timed tick's push */
 		hist_record_pushed(&w->hist, queue_len(&w->queue));
 	if (r == QUEUE_PUSHED) {
 		if (traced)
@@ -159,8 +159,8 @@ static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker
  * length is counted, only in the traced copy (the same split as worker_run_task). */
 static inline __attribute__((always_inline)) bool push_ring(struct blitz_worker *w, struct blitz_task *t)
 {
-	/* The histograms count a push only during a timed poll (TRACED_SAMPLING). */
-	if (__builtin_expect(w->traced & (TRACED_PUSH | TRACED_SAMPLING), 0))
+	/* The histograms count the pushes of a timed tick (TRACED_HIST). */
+	if (__builtin_expect(w->traced & (TRACED_PUSH | TRACED_HIST), 0))
 		return push_ring_traced(w, t);
 	return push_ring_on(w, t, false, false);
 }
@@ -464,30 +464,30 @@ static inline __attribute__((always_inline)) struct blitz_task *find_work(struct
 
 /*
  * run_task - poll @t once on @w (NULL: a helping non-worker thread).
- * @traced: the per-event probes' copy.  @hist: the copy that runs the
- * summary histograms' sampled poll (the countdown, hist_poll_due, already
- * ran when @due; the probes' copy runs it itself).  A ready poll is
- * counted by task_finish, behind the semaphore test its
- * probe already makes, so that no copy keeps a register live across the
- * poll for it.
+ * @traced: the per-event probes' copy.  @hist: a copy that times the poll
+ * for the summary histograms when the tick is a timed one (TRACED_HIST).
+ * A stamped task (TASK_STAMPED, which the transition to running clears)
+ * has its wait read in every copy, behind the test for a cancelled task
+ * that the poll path makes anyway.  A ready poll is counted by
+ * task_finish, behind the semaphore test its probe already makes, so
+ * that no copy keeps a register live across the poll for it.
  */
 static inline __attribute__((always_inline)) void
-run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist,
-	 bool due)
+run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist)
 {
 	int widx = w ? (int)w->index : -1;
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
 	uint64_t prev = task_transition_to_running(t);
 
-	if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
-		if (w) {	/* counted as a poll by find_work(): take it back */
-			stat_add(w, polls_by_source[w->run_source], (uint64_t)-1);
-			/* and its step of the countdown, taken by worker_run_task */
-			if (!traced && (w->traced & TRACED_HIST))
-				hist_poll_dropped(&w->hist);
+	if (__builtin_expect(prev & (TASK_CANCELLED | TASK_STAMPED), 0)) {
+		if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
+			if (w)	/* counted as a poll by find_work(): take it back */
+				stat_add(w, polls_by_source[w->run_source], (uint64_t)-1);
+			task_finish(t, widx, 1);	/* dropped, not polled */
+			return;
 		}
-		task_finish(t, widx, 1);	/* dropped, not polled */
-		return;
+		if (prev & TASK_STAMPED)
+			hist_stamp_read(w, t);
 	}
 	current_task = t;
 	if (traced)
@@ -501,25 +501,18 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist,
 	 * 16-31 ns (experiments/observer-effect).
 	 *
 	 * The poll's own clock runs only in the traced copy, for a traced task,
-	 * while task_poll_end listens (the copy also runs for the summary
-	 * histograms alone, which have their own clock).
+	 * while task_poll_end listens (the summary histograms have their own
+	 * clock, in a timed tick).
 	 */
 	uint64_t poll_start = traced && BLITZ_TASK_POLL_END_ENABLED() && task_traced(t) ?
 			      clock_now_ns() : 0;
-	/* The summary histograms (histogram.h): only on a worker, while collected. */
-	bool counted = hist && w && (w->traced & TRACED_HIST);
-	uint64_t hist_start = counted && (due || hist_poll_due(&w->hist, t->queued_at)) ?
-			      hist_poll_begin(&w->hist, t) : 0;
-
-	if (hist_start)
-		w->traced |= TRACED_SAMPLING;	/* its pushes are counted too */
+	uint64_t hist_start = hist && w && (w->traced & TRACED_HIST) ?
+			      hist_poll_start(&w->hist) : 0;
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
 	uint64_t poll_ns = poll_start ? clock_now_ns() - poll_start : 0;
 
-	if (counted)
-		hist_poll_end(&w->hist, hist_start, r == BLITZ_READY);
 	if (hist_start)
-		w->traced &= (uint8_t)~TRACED_SAMPLING;
+		hist_poll_timed(&w->hist, hist_start, r == BLITZ_READY);
 	if (traced)
 		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY,
 			   poll_ns);
@@ -541,19 +534,17 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist,
 static __attribute__((noinline, cold)) void
 run_task_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	run_task(w, t, true, true, false);
+	run_task(w, t, true, true);
 }
 
 /*
- * run_task_sampled - the summary histograms' timed poll (one in
- * BLITZ_HIST_SAMPLE; the countdown already ran): timed, its task's stamp
- * read if it has one, and its pushes counted.  Out of line like
- * run_task_traced.
+ * run_task_timed - a poll in a timed tick of the summary histograms:
+ * timed, and its pushes counted.  Out of line like run_task_traced.
  */
 static __attribute__((noinline, cold)) void
-run_task_sampled(struct blitz_worker *w, struct blitz_task *t)
+run_task_timed(struct blitz_worker *w, struct blitz_task *t)
 {
-	run_task(w, t, false, true, true);
+	run_task(w, t, false, true);
 }
 
 /*
@@ -563,11 +554,9 @@ run_task_sampled(struct blitz_worker *w, struct blitz_task *t)
  * are not kept live across the poll (docs/probes.md, "What an unattached
  * probe costs").  A worker reads its tick's latch (TRACED_POLL: either
  * probe's semaphore); a helping thread the semaphores themselves.  With
- * the summary histograms alone (TRACED_HIST) the plain copy runs, after
- * the countdown here, except for the timed poll (one in BLITZ_HIST_SAMPLE);
- * a stamped task's wait is recorded here, out of line, before its plain
- * poll.  So a poll that is neither costs a decrement and three tests more
- * than an untraced one.
+ * the summary histograms alone, a timed tick's polls (TRACED_HIST) take
+ * the timed copy, and an untimed tick's latch is zero: its polls cost
+ * what they cost untraced.
  */
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t)
 {
@@ -585,16 +574,11 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t)
 			return;
 		}
 		if (traced & TRACED_HIST) {
-			if (__builtin_expect(--w->hist.poll_countdown == 0, 0)) {
-				run_task_sampled(w, t);
-				return;
-			}
-			/* A stamped task: its wait is timed here, its poll is not. */
-			if (__builtin_expect(t->queued_at != 0, 0))
-				hist_poll_sample(&w->hist, t, false);
+			run_task_timed(w, t);
+			return;
 		}
 	}
-	run_task(w, t, false, false, false);
+	run_task(w, t, false, false);
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
@@ -622,7 +606,7 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
 	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
-	hist_ewma(&w->hist, w->ewma_poll_ns);
+	hist_ewma(w, w->ewma_poll_ns);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -997,6 +981,7 @@ void *worker_main(void *arg)
 	snprintf(name, sizeof(name), "blitz-worker%u", w->index);
 	pthread_setname_np(pthread_self(), name);	/* top, gdb, /proc: which thread is whose */
 	current_worker = w;
+	hist_thread_start(w);
 	w->stack_limit = help_stack_limit();
 	io_driver_thread_start(&w->rt->io, w->index);	/* its own ring, if any */
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */

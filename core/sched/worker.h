@@ -84,18 +84,20 @@ struct blitz_worker {
  * semaphores (worker_trace_latch), so that a poll, a push and a schedule
  * test one owner-only byte, zero when nothing is attached, instead of two
  * or three semaphores.  A _POLL, _PUSH or _SCHEDULE bit sends them to
- * their traced copy (the per-event probes, and the histograms too);
- * TRACED_HIST alone to the inline histogram hooks (histogram.h).  A tracer
- * that attaches mid-tick sees that worker's events from its next tick (at
- * most a budget of polls later); one that detaches mid-tick costs a few
- * traced copies whose probes then test their own semaphores.
+ * their traced copy (the per-event probes).  TRACED_HIST is not read from
+ * a semaphore: hist_tick sets it for a timed tick of the summary
+ * histograms (histogram.h), whose polls and schedules then take their
+ * timed copies; in the other ticks the byte stays zero, and the paths
+ * cost what they cost untraced.  A tracer that attaches mid-tick sees
+ * that worker's events from its next tick (at most a budget of polls
+ * later); one that detaches mid-tick costs a few traced copies whose
+ * probes then test their own semaphores.
  */
 enum {
 	TRACED_POLL = 1 << 0,		/* task_poll_start, task_poll_end */
 	TRACED_PUSH = 1 << 1,		/* local_push */
 	TRACED_SCHEDULE = 1 << 2,	/* task_schedule */
-	TRACED_HIST = 1 << 3,		/* hist_snapshot: the summary histograms */
-	TRACED_SAMPLING = 1 << 4,	/* not latched: set during a timed poll (run_task) */
+	TRACED_HIST = 1 << 3,		/* a timed tick of the summary histograms (hist_tick) */
 };
 
 static inline uint8_t worker_trace_latch(void)
@@ -103,8 +105,7 @@ static inline uint8_t worker_trace_latch(void)
 	return ((BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED()) ?
 		TRACED_POLL : 0) |
 	       (BLITZ_LOCAL_PUSH_ENABLED() ? TRACED_PUSH : 0) |
-	       (BLITZ_TASK_SCHEDULE_ENABLED() ? TRACED_SCHEDULE : 0) |
-	       (hist_enabled() ? TRACED_HIST : 0);
+	       (BLITZ_TASK_SCHEDULE_ENABLED() ? TRACED_SCHEDULE : 0);
 }
 
 /*

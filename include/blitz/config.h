@@ -12,7 +12,7 @@
  *   BLITZ_BUDGET=N                      polls per tick (cooperative budget)
  *   BLITZ_BACKEND=io_uring|epoll|poll   the I/O backend (default: the first that works)
  *   BLITZ_TRACE_SAMPLE=N                task_* probes fire for one task in N (default 1: all)
- *   BLITZ_HIST_SAMPLE=auto|N            summary histograms time one poll in N, a power of two (default auto)
+ *   BLITZ_HIST_SAMPLE=auto|N            summary histograms time one tick in N, a power of two (default auto)
  *   BLITZ_BLOCKING_THREADS=N            blocking-pool thread cap (default 512)
  *   BLITZ_BLOCKING_IDLE_MS=N            a pool thread idle this long exits (default 10000)
  *   BLITZ_WAKE=eager|bounded            when a local push wakes a parked worker (below)
@@ -67,9 +67,10 @@ enum blitz_wake_policy {
 #define BLITZ_WAKE_LIMIT_US          1000000u	/* the env knobs' cap: 1 s */
 
 /*
- * Summary histograms (docs/probes.md): one poll in N timed, N a power of
- * two; by default (BLITZ_HIST_SAMPLE_AUTO) each worker picks N from its
- * average poll time, so that the timed polls add about 1% (at most
+ * Summary histograms (docs/probes.md): the polls and schedules of one
+ * tick in N timed (N on average, a power of two); by default
+ * (BLITZ_HIST_SAMPLE_AUTO) each worker picks N from its average poll
+ * time, so that the timed ticks add about 1% (at most
  * BLITZ_HIST_SAMPLE_AUTO_MAX).
  */
 #define BLITZ_HIST_SAMPLE_AUTO       0
@@ -115,7 +116,7 @@ struct blitz_config {
 	enum blitz_wake_policy wake;	/* EAGER by default */
 	unsigned long long wake_backlog_ns;	/* bounded: backlog that wakes; 0: default */
 	unsigned long long wake_busy_ns;	/* bounded: awake this long, any backlog wakes; 0: default */
-	unsigned hist_sample;		/* summary histograms time 1 poll in N (a power of two); 0: auto */
+	unsigned hist_sample;		/* summary histograms time 1 tick in N (a power of two); 0: auto */
 };
 
 /**

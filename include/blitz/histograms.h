@@ -54,18 +54,19 @@ struct blitz_hist_snapshot {
 	unsigned int size;		/* sizeof(struct blitz_hist_snapshot): the layout */
 	unsigned int kinds;		/* BLITZ_HIST_KINDS */
 	int worker;			/* the worker's index */
-	unsigned int sample;		/* one poll in sample is timed (BLITZ_HIST_SAMPLE; auto: the period now) */
+	unsigned int sample;		/* one tick in sample is timed (BLITZ_HIST_SAMPLE; auto: the period now) */
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
 	unsigned long long seq;		/* this worker's snapshot number, from 1 */
 	/*
 	 * Every event, counted exactly (a poll, a park, a steal...; SCHED:
 	 * the polls, each ends a wait in a queue).  The timed kinds POLL_*
-	 * and SCHED record a sample of them, each value weighted by the
-	 * events its countdown spanned (the period then: 1 in N timed adds
-	 * N to its slot), so that hist[].count estimates, from below, the
-	 * events up to the last sample, whatever the periods were; events
-	 * minus count are the events not yet stood for.  PUSH_LEN: events
-	 * counts the pushes of the timed polls, weighted the same way.
+	 * and SCHED record a sample of them, the polls and schedules of one
+	 * tick in N, whose values stand for the worker's polls until the
+	 * next timed tick (scaled to them at each snapshot), so
+	 * that hist[].count is the events up to then, whatever the periods
+	 * were; events minus count are the events not yet stood for.
+	 * PUSH_LEN: events counts the pushes of the timed ticks, the
+	 * histogram stands for the pushes of every poll the same way.
 	 */
 	unsigned long long events[BLITZ_HIST_KINDS];
 	struct blitz_hist_log2 hist[BLITZ_HIST_KINDS];

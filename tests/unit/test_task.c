@@ -68,6 +68,28 @@ START_TEST(idle_wake_schedules_once)
 }
 END_TEST
 
+/*
+ * A schedule stamp (the summary histograms, histogram.c) is read by the
+ * task's next poll only: the transition to running returns it and clears
+ * it, so that a later poll, in whatever tick, never takes it for its own
+ * wait.
+ */
+START_TEST(a_stamp_is_read_by_the_next_poll_only)
+{
+	struct blitz_task *t = new_task();
+
+	hist_stamp(&rt->workers[0].hist, t);
+	ck_assert(task_state_load(t) & TASK_STAMPED);
+	ck_assert(task_transition_to_running(t) & TASK_STAMPED);	/* this poll reads it */
+	ck_assert(!(task_state_load(t) & TASK_STAMPED));
+	ck_assert_int_eq(task_transition_after_poll(t, 0), TASK_NOW_IDLE);
+	ck_assert_int_eq(task_transition_to_scheduled(t), 1);		/* queued again, unstamped */
+	ck_assert(!(task_transition_to_running(t) & TASK_STAMPED));
+	task_finish(t, -1, 1);
+	blitz_task_release(t);
+}
+END_TEST
+
 START_TEST(wake_while_running_is_not_lost)
 {
 	struct blitz_task *t = new_task();
@@ -221,6 +243,7 @@ static Suite *task_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, spawned_task_is_scheduled_with_two_refs);
 	tcase_add_test(tc, idle_wake_schedules_once);
+	tcase_add_test(tc, a_stamp_is_read_by_the_next_poll_only);
 	tcase_add_test(tc, wake_while_running_is_not_lost);
 	tcase_add_test(tc, wake_while_scheduled_is_cleared_by_running);
 	tcase_add_test(tc, yield_reschedules);
