@@ -124,6 +124,13 @@ static void epoll_cancel_all(struct blitz_io *io)
 	readiness_cancel_all(io, &p->r);
 }
 
+static int epoll_close(struct blitz_io *io, int fd)
+{
+	struct epoll_priv *p = io->priv;
+
+	return readiness_close(io, &p->r, fd);
+}
+
 static void epoll_wake(struct blitz_io *io)
 {
 	struct epoll_priv *p = io->priv;
@@ -141,4 +148,5 @@ const struct io_backend epoll_backend = {
 	.cancel = epoll_cancel,
 	.wake = epoll_wake,
 	.cancel_all = epoll_cancel_all,
+	.close = epoll_close,
 };

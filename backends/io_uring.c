@@ -35,6 +35,14 @@
  *   queue, so the generation moves by at most one meanwhile;
  * - at the worker's exit it cancels everything and collects the completions.
  *
+ * blitz_net_close() (uring_close): a cancel by descriptor must reach the
+ * kernel before the close(2), or it would find no file (or another file
+ * with the number).  The closer cancels in its own ring (entering it at
+ * once) and in the shared ring; each other worker's ring gets the cancel
+ * through its queue, naming a duplicate of the descriptor (the same file),
+ * which the last of them closes (struct pending_close); the caller closes
+ * the descriptor itself at once.
+ *
  * On the shared ring a send is tried at once first (uring_submit); in a
  * worker's ring it goes with the tick's batch.  A CQE of the shared ring
  * carries the op as user_data, 0 the driver's own NOPs and cancels.
@@ -42,6 +50,7 @@
  * passed to io_uring_enter, so waiting never touches the submission queue.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
 #include <poll.h>
 #include <pthread.h>
@@ -68,6 +77,18 @@
 #define TAG_WAKE 1		/* the multishot poll on the eventfd */
 #define TAG_SHARED 2		/* the poll on the shared ring */
 #define TAG_GEN_MASK 7ull
+/* In a ring's cancel queue besides tags: a struct pending_close. */
+#define QUEUED_CLOSE (1ull << 62)
+
+/*
+ * A close waiting for other workers' rings to cancel what they hold on
+ * @fd: one reference for the closer and one per ring it was queued to;
+ * whoever drops the last closes @fd.
+ */
+struct pending_close {
+	_Atomic unsigned refs;
+	int fd;
+};
 
 struct uring_priv;
 
@@ -305,6 +326,18 @@ static void prep_op(struct io_uring_sqe *sqe, struct blitz_io_op *op)
 	}
 }
 
+/* own_prep - @op into @r's next entry (the owner only): tag, ring, count. */
+static void own_prep(struct uring_priv *p, struct own_ring *r, struct blitz_io_op *op)
+{
+	struct io_uring_sqe *sqe = own_sqe(r);
+
+	prep_op(sqe, op);
+	op->ring = (int32_t)(r - p->own);
+	op->ring_tag = (uint64_t)(uintptr_t)op | (r->gen++ & TAG_GEN_MASK);
+	io_uring_sqe_set_data64(sqe, op->ring_tag);
+	r->in_flight++;
+}
+
 static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 {
 	struct uring_priv *p = io->priv;
@@ -342,12 +375,7 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 		 * more messages per second; docs/io.md, "Why it is built
 		 * this way").
 		 */
-		sqe = own_sqe(r);
-		prep_op(sqe, op);
-		op->ring = (int32_t)(r - p->own);
-		op->ring_tag = (uint64_t)(uintptr_t)op | (r->gen++ & TAG_GEN_MASK);
-		io_uring_sqe_set_data64(sqe, op->ring_tag);
-		r->in_flight++;
+		own_prep(p, r, op);
 		return 0;
 	}
 	/*
@@ -402,15 +430,31 @@ static void own_enter(struct own_ring *r)
 }
 
 /*
+ * pending_close_put - drop a reference to @c; the last closes its
+ * descriptor.  acq_rel: the last dropper's close comes after every other
+ * ring's cancel was submitted (their releases).
+ */
+static void pending_close_put(struct pending_close *c)
+{
+	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	close(c->fd);
+	free(c);
+}
+
+/*
  * own_take_cancels - prepare the cancels other threads queued for us.
  * Relaxed load: a hint.  A cancel queued after it read false is not lost:
  * the canceller's eventfd write wakes us or leaves a CQE, and we look
- * again at the next reap, flush or park.
+ * again at the next reap, flush or park.  A queued close cancels
+ * everything on its descriptor here, entering the ring at once so that
+ * the cancel finds the file before the descriptor is closed.
  */
 static void own_take_cancels(struct own_ring *r)
 {
 	uint64_t *tags;
 	unsigned n;
+	bool closes = false;
 
 	if (!atomic_load_explicit(&r->cancel_pending, memory_order_relaxed))
 		return;
@@ -425,8 +469,21 @@ static void own_take_cancels(struct own_ring *r)
 	for (unsigned i = 0; i < n; i++) {
 		struct io_uring_sqe *sqe = own_sqe(r);
 
-		io_uring_prep_cancel64(sqe, tags[i], 0);
+		if (tags[i] & QUEUED_CLOSE) {
+			struct pending_close *c = (void *)(uintptr_t)(tags[i] & ~QUEUED_CLOSE);
+
+			io_uring_prep_cancel_fd(sqe, c->fd, IORING_ASYNC_CANCEL_ALL);
+			closes = true;
+		} else {
+			io_uring_prep_cancel64(sqe, tags[i], 0);
+		}
 		io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
+	}
+	if (closes) {
+		own_enter(r);
+		for (unsigned i = 0; i < n; i++)
+			if (tags[i] & QUEUED_CLOSE)
+				pending_close_put((void *)(uintptr_t)(tags[i] & ~QUEUED_CLOSE));
 	}
 	free(tags);
 }
@@ -617,6 +674,7 @@ static void uring_thread_stop(struct blitz_io *io)
 	spin_lock(&r->cancel_lock);
 	r->closed = true;	/* later cancels are covered by the one below */
 	spin_unlock(&r->cancel_lock);
+	own_take_cancels(r);	/* queued closes are closed */
 	sqe = own_sqe(r);
 	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
 	io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
@@ -735,11 +793,61 @@ static void submit_internal(struct uring_priv *p, uint64_t target)
 	pthread_mutex_unlock(&p->sq_lock);
 }
 
+/* submit_internal_fd - cancel everything on @fd in the shared ring, now. */
+static void submit_internal_fd(struct uring_priv *p, int fd)
+{
+	struct io_uring_sqe *sqe;
+
+	pthread_mutex_lock(&p->sq_lock);
+	sqe = get_sqe(p);
+	io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+	io_uring_sqe_set_data(sqe, NULL);
+	/* Relaxed: under sq_lock; this submits the queued entries too. */
+	atomic_store_explicit(&p->unsubmitted, false, memory_order_relaxed);
+	io_uring_submit(&p->ring);
+	pthread_mutex_unlock(&p->sq_lock);
+}
+
+/*
+ * queue_for_owner - hand @tag (an op's tag, or QUEUED_CLOSE with a close)
+ * to @r's owner and wake it; false if it has exited or there is no memory.
+ */
+static bool queue_for_owner(struct blitz_io *io, struct own_ring *r, uint64_t tag)
+{
+	struct uring_priv *p = io->priv;
+	bool queued = false;
+
+	spin_lock(&r->cancel_lock);
+	if (!r->closed) {
+		if (r->ncancels == r->cancels_cap) {
+			unsigned cap = r->cancels_cap ? 2 * r->cancels_cap : 16;
+			uint64_t *t = realloc(r->cancels, cap * sizeof(*t));
+
+			if (!t) {
+				spin_unlock(&r->cancel_lock);
+				fprintf(stderr, "blitz: io_uring: no memory to queue a cancel\n");
+				return false;
+			}
+			r->cancels = t;
+			r->cancels_cap = cap;
+		}
+		r->cancels[r->ncancels++] = tag;
+		/* Relaxed: under cancel_lock; the owner's read is a hint. */
+		atomic_store_explicit(&r->cancel_pending, true, memory_order_relaxed);
+		queued = true;
+	}
+	spin_unlock(&r->cancel_lock);
+	if (queued)
+		uring_wake_worker(io, (unsigned)(r - p->own));
+	return queued;
+}
+
 /*
  * uring_cancel - the operation completes with -ECANCELED (or its result,
  * if it won the race).  The caller is @op's task, so @op is not resubmitted
  * meanwhile and its ring and tag are those of the pending submission.  In
- * another worker's ring the cancel is queued for the owner (see the top).
+ * another worker's ring the cancel is queued for the owner (see the top);
+ * if that fails, the op completes by itself, or at shutdown.
  */
 static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
 {
@@ -758,27 +866,81 @@ static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
 		io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
 		return;
 	}
-	spin_lock(&r->cancel_lock);
-	if (!r->closed) {
-		if (r->ncancels == r->cancels_cap) {
-			unsigned cap = r->cancels_cap ? 2 * r->cancels_cap : 16;
-			uint64_t *t = realloc(r->cancels, cap * sizeof(*t));
+	queue_for_owner(io, r, op->ring_tag);
+}
 
-			if (!t) {
-				/* It completes by itself, or at shutdown. */
-				spin_unlock(&r->cancel_lock);
-				fprintf(stderr, "blitz: io_uring: no memory to queue a cancel\n");
-				return;
-			}
-			r->cancels = t;
-			r->cancels_cap = cap;
-		}
-		r->cancels[r->ncancels++] = op->ring_tag;
-		/* Relaxed: under cancel_lock; the owner's read is a hint. */
-		atomic_store_explicit(&r->cancel_pending, true, memory_order_relaxed);
+/*
+ * pending_close_new - queue a cancel of everything on @fd to every worker
+ * ring but @mine.  The queued cancels name a duplicate of @fd (the same
+ * file), so that the caller closes @fd itself at once; out of descriptors,
+ * they name @fd, which the last of them then closes.  Returns the close
+ * holding the caller's reference, or NULL if no ring took it.
+ */
+static struct pending_close *pending_close_new(struct blitz_io *io, struct own_ring *mine, int fd)
+{
+	struct uring_priv *p = io->priv;
+	struct pending_close *c = malloc(sizeof(*c));
+	bool queued = false;
+
+	if (!c)
+		return NULL;
+	atomic_init(&c->refs, 1);
+	c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (c->fd < 0)
+		c->fd = fd;
+	for (unsigned i = 0; i < p->nr_own; i++) {
+		if (&p->own[i] == mine)
+			continue;
+		/* Relaxed: the queue's lock publishes @c to the owner. */
+		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+		if (queue_for_owner(io, &p->own[i], QUEUED_CLOSE | (uint64_t)(uintptr_t)c))
+			queued = true;
+		else
+			atomic_fetch_sub_explicit(&c->refs, 1, memory_order_relaxed);
 	}
-	spin_unlock(&r->cancel_lock);
-	uring_wake_worker(io, (unsigned)op->ring);
+	if (queued)
+		return c;
+	if (c->fd != fd)
+		close(c->fd);
+	free(c);
+	return NULL;
+}
+
+/*
+ * uring_close - blitz_net_close(): cancel every operation on @fd in every
+ * ring that may hold one, then close it.  The cancels in the caller's own
+ * ring and in the shared ring are submitted now; the other workers' rings
+ * get a pending_close, whose descriptor the last of them closes.
+ */
+static int uring_close(struct blitz_io *io, int fd)
+{
+	struct uring_priv *p = io->priv;
+	struct own_ring *mine = own_ring_of(io);
+	struct pending_close *c = NULL;
+	int res;
+
+	if (fcntl(fd, F_GETFD) < 0)
+		return -errno;
+	if (p->nr_own > (mine ? 1u : 0u))
+		c = pending_close_new(io, mine, fd);
+	if (mine) {
+		struct io_uring_sqe *sqe = own_sqe(mine);
+
+		io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+		io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
+		own_enter(mine);
+	}
+	/* Relaxed: a hint; an op submitted there concurrently is the caller's race. */
+	if (atomic_load_explicit(&p->shared_in_flight, memory_order_relaxed) > 0)
+		submit_internal_fd(p, fd);
+	if (c && c->fd == fd) {
+		pending_close_put(c);	/* out of descriptors: closed by the last ring */
+		return 0;
+	}
+	res = close(fd) < 0 ? -errno : 0;
+	if (c)
+		pending_close_put(c);
+	return res;
 }
 
 /*
@@ -822,6 +984,7 @@ const struct io_backend io_uring_backend = {
 	.wake = uring_wake,
 	.flush = uring_flush,
 	.cancel_all = uring_cancel_all,
+	.close = uring_close,
 	.thread_start = uring_thread_start,
 	.thread_stop = uring_thread_stop,
 	.reap_own = uring_reap_own,

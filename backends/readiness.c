@@ -270,6 +270,40 @@ void readiness_cancel(struct blitz_io *io, struct readiness *r, struct blitz_io_
 		io_complete(io, op, -ECANCELED);
 }
 
+/*
+ * readiness_close - blitz_net_close() on these backends: take every waiting
+ * operation of @fd off its lists and close @fd, under the fd's lock, so that
+ * no run of the lists performs on the closed number; then complete them
+ * with -ECANCELED.  close(2) takes the descriptor out of the epoll set (and
+ * the poll backend drops an entry without waiters at its next round).
+ */
+int readiness_close(struct blitz_io *io, struct readiness *r, int fd)
+{
+	struct fd_entry *e = readiness_entry(r, fd);
+	struct blitz_io_op *ended = NULL, *op;
+	int res;
+
+	if (!e)
+		return close(fd) < 0 ? -errno : 0;
+	spin_lock(&e->lock);
+	for (int d = 0; d < 2; d++) {
+		while ((op = e->head[d])) {
+			list_unlink(e, op);
+			op->next = ended;
+			ended = op;
+		}
+	}
+	e->drained = e->ended = false;
+	res = close(fd) < 0 ? -errno : 0;
+	spin_unlock(&e->lock);
+	while ((op = ended)) {
+		ended = op->next;
+		op->next = NULL;
+		io_complete(io, op, -ECANCELED);
+	}
+	return res;
+}
+
 void readiness_wake(struct readiness *r)
 {
 	uint64_t one = 1;

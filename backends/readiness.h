@@ -64,6 +64,7 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir);
 void readiness_ended(struct fd_entry *e);
 void readiness_cancel(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op);
+int readiness_close(struct blitz_io *io, struct readiness *r, int fd);
 void readiness_wake(struct readiness *r);
 void readiness_cancel_all(struct blitz_io *io, struct readiness *r);
 void readiness_drain_wake(struct readiness *r);
