@@ -69,9 +69,12 @@ int blitz_udp_bind(const struct blitz_addr *a);
 #define BLITZ_ACCEPT_SHED 1u
 /*
  * With BLITZ_ACCEPT_OWNED in flags, the accepted socket is closed with
- * blitz_net_close() and never with close(2): blitz may then keep
- * operations armed on it between reads.  It is read and written as any
- * socket.
+ * blitz_net_close() and never with close(2): blitz may then keep a receive
+ * armed on it between reads (io_uring with a ring per worker: a multishot
+ * receive into buffers of the worker's ring, so that a read takes data
+ * already received, with no submission of its own).  Its reads
+ * (blitz_read_poll, blitz_io_prep_recv with no flags, streams) work as on
+ * any socket; read it with those only, one read at a time for the speed-up.
  */
 #define BLITZ_ACCEPT_OWNED 2u
 struct blitz_accept {
