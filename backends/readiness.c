@@ -228,10 +228,20 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		}
 	}
 	list_append(e, op);
+	if (e->watched) {		/* owned, watched since it was accepted */
+		spin_unlock(&e->lock);
+		*done = false;
+		return 0;
+	}
 	spin_unlock(&e->lock);
 	res = arm(io, op->fd);
 	if (res > 0)
 		learn(e);
+	if (res >= 0 && r->arm_once) {
+		spin_lock(&e->lock);
+		e->watched = e->owned;
+		spin_unlock(&e->lock);
+	}
 	if (res < 0) {
 		/* Cannot be watched: take it back. */
 		spin_lock(&e->lock);
@@ -293,7 +303,7 @@ int readiness_close(struct blitz_io *io, struct readiness *r, int fd)
 			ended = op;
 		}
 	}
-	e->drained = e->ended = false;
+	e->drained = e->ended = e->owned = e->watched = false;
 	res = close(fd) < 0 ? -errno : 0;
 	spin_unlock(&e->lock);
 	while ((op = ended)) {
@@ -302,6 +312,23 @@ int readiness_close(struct blitz_io *io, struct readiness *r, int fd)
 		io_complete(io, op, -ECANCELED);
 	}
 	return res;
+}
+
+/*
+ * readiness_own - @fd is an owned socket: closed only by readiness_close(),
+ * so on a backend that keeps a descriptor watched until its close (epoll),
+ * once watched it need not be armed again (readiness_submit).
+ */
+void readiness_own(struct readiness *r, int fd)
+{
+	struct fd_entry *e = readiness_entry(r, fd);
+
+	if (!e)
+		return;
+	spin_lock(&e->lock);
+	e->owned = true;
+	e->watched = false;
+	spin_unlock(&e->lock);
 }
 
 void readiness_wake(struct readiness *r)

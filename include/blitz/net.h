@@ -72,7 +72,8 @@ int blitz_udp_bind(const struct blitz_addr *a);
  * blitz_net_close() and never with close(2): blitz may then keep a receive
  * armed on it between reads (io_uring with a ring per worker: a multishot
  * receive into buffers of the worker's ring, so that a read takes data
- * already received, with no submission of its own).  Its reads
+ * already received, with no submission of its own; epoll: added to the
+ * epoll set at its first wait only).  Its reads
  * (blitz_read_poll, blitz_io_prep_recv with no flags, streams) work as on
  * any socket; read it with those only, one read at a time for the speed-up.
  */

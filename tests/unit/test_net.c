@@ -1037,6 +1037,50 @@ START_TEST(net_close_leaks_no_descriptor)
 END_TEST
 
 /*
+ * An owned socket's number, closed with blitz_net_close, taken by a plain
+ * socket: the new socket's reads are still woken (epoll watches an owned
+ * descriptor from its first wait to its close and skips the ADD between:
+ * the close must forget it).
+ */
+START_TEST(owned_number_reused_by_a_plain_socket)
+{
+	struct close_case k;
+	struct armed_reader r1 = { .fd = -1 }, *r;
+	struct blitz_addr a;
+	struct blitz_task *t;
+	int owned_fd, cfd;
+
+	k.rt = test_runtime_on(_i);
+	NEED_BACKEND(k.rt, _i);
+	close_case_start(&k, _i + TEST_BACKENDS);	/* owned, read once, waiting */
+	owned_fd = atomic_load(&k.r->fd);
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);	/* before the number is free */
+	ck_assert_int_ge(cfd, 0);
+	ck_assert_int_eq(blitz_net_close(k.rt, owned_fd), 0);
+	ck_assert_int_eq(blitz_join(k.t), 0);
+	r1.lfd = k.lfd;
+	t = blitz_spawn(k.rt, &armed_reader_vt, &r1, sizeof(r1));
+	ck_assert_ptr_nonnull(t);
+	r = blitz_task_state(t);
+	ck_assert_int_eq(blitz_addr_local(k.lfd, &a), 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a.ss, a.len), 0);
+	ck_assert_int_eq(send(cfd, "hello", 5, MSG_NOSIGNAL), 5);
+	while (!atomic_load(&r->armed))
+		usleep(100);
+	ck_assert_int_eq(r->first, 5);
+	ck_assert_int_eq(atomic_load(&r->fd), owned_fd);	/* the same number */
+	/* The second read waits (epoll: after a short read, for the edge): wake it. */
+	ck_assert_int_eq(send(cfd, "world", 5, MSG_NOSIGNAL), 5);
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert_int_eq(r->last, 5);
+	close(owned_fd);
+	blitz_task_release(t);
+	close(cfd);
+	close_case_end(&k);
+}
+END_TEST
+
+/*
  * An owned socket read with a buffer smaller than what arrived: each read
  * takes part of a received buffer, in order, byte-exact, then the end of
  * the stream after the peer's shutdown.
@@ -1336,6 +1380,7 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, net_close_peer_sees_eof, 0, 2 * TEST_BACKENDS);
 	tcase_add_loop_test(tc, net_close_leaks_no_descriptor, 0, 2 * TEST_BACKENDS);
 	tcase_add_loop_test(tc, owned_reads_smaller_than_received, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, owned_number_reused_by_a_plain_socket, 0, TEST_BACKENDS);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("sockets", 60);
