@@ -75,6 +75,18 @@ struct io_backend {
 	void (*flush)(struct blitz_io *io);
 	/* Cancel every operation in flight (shutdown). */
 	void (*cancel_all)(struct blitz_io *io);
+	/*
+	 * blitz_net_close(): end what waits on @fd with -ECANCELED and close
+	 * it, now or, where another thread must end something first, once it
+	 * has (io_uring).  Returns 0 or -errno; NULL: close(2).
+	 */
+	int (*close)(struct blitz_io *io, int fd);
+	/*
+	 * @fd is a socket that will be closed through close() (accepted with
+	 * BLITZ_ACCEPT_OWNED): the backend may keep operations armed on it
+	 * between reads (NULL: nothing to do).
+	 */
+	void (*own)(struct blitz_io *io, int fd);
 
 	/* Queues of a worker's own (all NULL: none; see the top of this file). */
 	void (*thread_start)(struct blitz_io *io, unsigned worker);

@@ -6,7 +6,8 @@
  * Each descriptor is added once per wait with EPOLLIN | EPOLLOUT | EPOLLRDHUP
  * | EPOLLPRI | EPOLLET (EEXIST means it is already watched); close() removes
  * it from the epoll set, so a reused descriptor number is added again on its
- * next wait.  A read on a TCP socket that returned less than it asked for
+ * next wait.  An owned socket (BLITZ_ACCEPT_OWNED), which only
+ * blitz_net_close() closes, is added at its first wait only.  A read on a TCP socket that returned less than it asked for
  * makes the next read wait for the edge without trying (readiness.c,
  * perform); the peer's shutdown, an error or urgent data turn that off.
  */
@@ -52,6 +53,7 @@ static int epoll_init(struct blitz_io *io)
 		return err;
 	}
 	err = readiness_init(&p->r);
+	p->r.arm_once = true;		/* an added descriptor stays until its close */
 	if (!err && epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->r.wake_fd, &ev) < 0)
 		err = -errno;
 	if (err) {
@@ -124,6 +126,20 @@ static void epoll_cancel_all(struct blitz_io *io)
 	readiness_cancel_all(io, &p->r);
 }
 
+static int epoll_close(struct blitz_io *io, int fd)
+{
+	struct epoll_priv *p = io->priv;
+
+	return readiness_close(io, &p->r, fd);
+}
+
+static void epoll_own(struct blitz_io *io, int fd)
+{
+	struct epoll_priv *p = io->priv;
+
+	readiness_own(&p->r, fd);
+}
+
 static void epoll_wake(struct blitz_io *io)
 {
 	struct epoll_priv *p = io->priv;
@@ -141,4 +157,6 @@ const struct io_backend epoll_backend = {
 	.cancel = epoll_cancel,
 	.wake = epoll_wake,
 	.cancel_all = epoll_cancel_all,
+	.close = epoll_close,
+	.own = epoll_own,
 };

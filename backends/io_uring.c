@@ -35,6 +35,21 @@
  *   queue, so the generation moves by at most one meanwhile;
  * - at the worker's exit it cancels everything and collects the completions.
  *
+ * blitz_net_close() (uring_close): a cancel by descriptor must reach the
+ * kernel before the close(2), or it would find no file (or another file
+ * with the number).  The closer cancels in its own ring (entering it at
+ * once) and in the shared ring; each other worker's ring gets the cancel
+ * through its queue, naming a duplicate of the descriptor (the same file),
+ * which the last of them closes (struct pending_close); the caller closes
+ * the descriptor itself at once.
+ *
+ * Owned sockets (accepted with BLITZ_ACCEPT_OWNED, closed only through
+ * blitz_net_close): a read arms a multishot receive into the worker ring's
+ * provided buffers (struct msock) and the receive stays armed; data that
+ * arrives while nobody reads waits in the socket's queue, so a read that
+ * finds it completes at once, with no entry and no wake, and a read that
+ * finds nothing waits without an entry.  See "Owned sockets" below.
+ *
  * On the shared ring a send is tried at once first (uring_submit); in a
  * worker's ring it goes with the tick's batch.  A CQE of the shared ring
  * carries the op as user_data, 0 the driver's own NOPs and cancels.
@@ -42,6 +57,7 @@
  * passed to io_uring_enter, so waiting never touches the submission queue.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
 #include <poll.h>
 #include <pthread.h>
@@ -51,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <blitz.h>
@@ -62,12 +79,30 @@
 #define OWN_ENTRIES 256
 #define OWN_CQ_ENTRIES 4096	/* more in flight is fine: the kernel keeps the overflow */
 #define CQE_BATCH 128
+#define BUF_ENTRIES 256		/* provided buffers per worker ring (a power of 2) */
+#define BUF_SIZE 4096
+#define MSOCK_CHUNK 1024
+#define MSOCK_CHUNKS 1024	/* owned sockets up to descriptor 1,048,575 */
 
 /* user_data in a worker's ring besides op tags (an address, >= 4096, | generation) */
 #define TAG_INTERNAL 0		/* a cancel's own completion */
 #define TAG_WAKE 1		/* the multishot poll on the eventfd */
 #define TAG_SHARED 2		/* the poll on the shared ring */
 #define TAG_GEN_MASK 7ull
+#define TAG_MSOCK (1ull << 63)	/* an owned socket's multishot receive: struct msock | generation */
+#define RING_MSOCK (-2)		/* op->ring of a read waiting on an owned socket (op->ring_tag: its msock) */
+/* In a ring's cancel queue besides tags: a struct pending_close. */
+#define QUEUED_CLOSE (1ull << 62)
+
+/*
+ * A close waiting for other workers' rings to cancel what they hold on
+ * @fd: one reference for the closer and one per ring it was queued to;
+ * whoever drops the last closes @fd.
+ */
+struct pending_close {
+	_Atomic unsigned refs;
+	int fd;
+};
 
 struct uring_priv;
 
@@ -86,6 +121,16 @@ struct own_ring {
 	bool closed;			/* the owner has exited (under cancel_lock) */
 	uint64_t *cancels;		/* tags (under cancel_lock) */
 	unsigned ncancels, cancels_cap;
+	/*
+	 * Provided buffers for the multishot receives armed here (group 0),
+	 * set up by the owner at the first one (bufs_state: 0 not yet, 1 set
+	 * up, -1 refused).  Whoever consumes a buffer's data gives it back,
+	 * under buf_lock (the ring of buffers has one producer at a time).
+	 */
+	int bufs_state;
+	struct io_uring_buf_ring *br;
+	unsigned char *bufs;
+	struct spinlock buf_lock;
 };
 
 struct uring_priv {
@@ -99,6 +144,11 @@ struct uring_priv {
 	_Atomic long shared_in_flight;	/* ops in the shared ring */
 	unsigned nr_own;
 	struct own_ring *own;		/* one per worker; NULL: the shared ring only */
+	/* Owned sockets: fd -> struct msock (see "Owned sockets") */
+	struct msock *_Atomic *_Atomic msock_chunks[MSOCK_CHUNKS];
+	struct spinlock msock_lock;	/* the chunks' allocation, the free list, all */
+	struct msock *msock_free, *msock_all;
+	_Atomic bool no_multishot;	/* the kernel refused a multishot receive */
 };
 
 /* The calling worker's ring (initial-exec: see core/sched/worker.c's TLS). */
@@ -117,6 +167,9 @@ static void own_rings_free(struct uring_priv *p, unsigned n)
 		io_uring_queue_exit(&p->own[i].ring);
 		close(p->own[i].efd);
 		free(p->own[i].cancels);
+		if (p->own[i].br)
+			munmap(p->own[i].br, BUF_ENTRIES * sizeof(struct io_uring_buf));
+		free(p->own[i].bufs);
 	}
 	free(p->own);
 	p->own = NULL;
@@ -157,6 +210,7 @@ static int own_rings_init(struct uring_priv *p, unsigned n)
 		}
 		r->p = p;
 		spin_init(&r->cancel_lock);
+		spin_init(&r->buf_lock);
 		atomic_init(&r->cancel_pending, false);
 	}
 	if (err) {
@@ -166,6 +220,8 @@ static int own_rings_init(struct uring_priv *p, unsigned n)
 	p->nr_own = n;
 	return 0;
 }
+
+static void msocks_free(struct uring_priv *p);
 
 static int uring_init(struct blitz_io *io)
 {
@@ -194,6 +250,7 @@ static int uring_init(struct blitz_io *io)
 	}
 	pthread_mutex_init(&p->sq_lock, NULL);
 	atomic_init(&p->shared_in_flight, 0);
+	spin_init(&p->msock_lock);
 	if (mode && strcmp(mode, "worker") && strcmp(mode, "shared"))
 		fprintf(stderr, "blitz: BLITZ_IO_URING_RINGS=%s: expected 'worker' or 'shared'; using 'worker'\n",
 			mode);
@@ -213,6 +270,7 @@ static void uring_deinit(struct blitz_io *io)
 
 	if (p->own)
 		own_rings_free(p, p->nr_own);
+	msocks_free(p);
 	io_uring_queue_exit(&p->ring);
 	pthread_mutex_destroy(&p->sq_lock);
 	free(p);
@@ -305,11 +363,494 @@ static void prep_op(struct io_uring_sqe *sqe, struct blitz_io_op *op)
 	}
 }
 
+/* ---------------------------------------------------------------------- */
+/* Owned sockets: a multishot receive into provided buffers                */
+
+/*
+ * struct msock - the receive side of an owned socket.  Its multishot
+ * receive is armed in one worker's ring (@ring; the owner reaps its CQEs
+ * and queues the data), at most once at a time (@armed); the reader, on
+ * any worker, takes queued data under @lock, or leaves its op as @waiter
+ * for the owner to complete (a waiter implies an armed receive).  Where
+ * the receive ends without data (ENOBUFS, no multishot), the owner gives
+ * the waiter a plain receive in its ring (@plain_op: the op's own fields
+ * stay the task's, so a cancel finds the tag here).
+ * Allocated from a free list and never freed while the driver lives (a
+ * late uring_cancel may still lock a reused one: it checks @waiter); @gen
+ * keeps a queued cancel off a later arming.  Freed to the list when
+ * closed and not armed.
+ */
+struct msock_data {
+	uint16_t ring, bid;		/* the buffer: p->own[ring].bufs + bid * BUF_SIZE */
+	uint32_t off, len;		/* unread: [off, len) */
+};
+
+struct msock {
+	alignas(64) struct spinlock lock;
+	int fd;
+	int32_t ring;
+	uint64_t tag;			/* the armed receive's user_data */
+	uint8_t gen;
+	bool armed, closed, ended;
+	int32_t end_res;		/* once ended: 0 (end of stream) or -errno */
+	struct blitz_io_op *waiter;
+	/* The op last given a plain receive (ENOBUFS, no multishot), for its cancel. */
+	struct blitz_io_op *plain_op;
+	uint64_t plain_tag;
+	int32_t plain_ring;
+	struct msock_data *q;		/* queued data, a ring of @cap */
+	unsigned head, count, cap;
+	struct msock *next_free, *next_all;
+};
+
+/* msock_slot - @fd's entry in the table; NULL out of range or (!@make) absent. */
+static struct msock *_Atomic *msock_slot(struct uring_priv *p, int fd, bool make)
+{
+	unsigned c = (unsigned)fd / MSOCK_CHUNK;
+	struct msock *_Atomic *chunk;
+
+	if (fd < 0 || c >= MSOCK_CHUNKS)
+		return NULL;
+	/* Acquire: pairs with the release that published the chunk. */
+	chunk = atomic_load_explicit(&p->msock_chunks[c], memory_order_acquire);
+	if (!chunk && make) {
+		spin_lock(&p->msock_lock);
+		/* Relaxed: under msock_lock, which every store of a chunk holds. */
+		chunk = atomic_load_explicit(&p->msock_chunks[c], memory_order_relaxed);
+		if (!chunk) {
+			chunk = calloc(MSOCK_CHUNK, sizeof(*chunk));
+			/* Release: a lock-free reader's acquire sees it zeroed. */
+			if (chunk)
+				atomic_store_explicit(&p->msock_chunks[c], chunk, memory_order_release);
+		}
+		spin_unlock(&p->msock_lock);
+	}
+	return chunk ? &chunk[fd % MSOCK_CHUNK] : NULL;
+}
+
+/* msock_of - the owned socket @fd, or NULL. */
+static struct msock *msock_of(struct uring_priv *p, int fd)
+{
+	struct msock *_Atomic *slot = msock_slot(p, fd, false);
+
+	/* Acquire: pairs with uring_own's release; the msock is set up. */
+	return slot ? atomic_load_explicit(slot, memory_order_acquire) : NULL;
+}
+
+static void msock_put(struct uring_priv *p, struct msock *m)
+{
+	spin_lock(&p->msock_lock);
+	m->next_free = p->msock_free;
+	p->msock_free = m;
+	spin_unlock(&p->msock_lock);
+}
+
+static struct msock *msock_get(struct uring_priv *p)
+{
+	struct msock *m;
+
+	spin_lock(&p->msock_lock);
+	m = p->msock_free;
+	if (m)
+		p->msock_free = m->next_free;
+	spin_unlock(&p->msock_lock);
+	if (!m) {
+		m = aligned_alloc(64, sizeof(*m));
+		if (!m)
+			return NULL;
+		memset(m, 0, sizeof(*m));
+		spin_init(&m->lock);
+		spin_lock(&p->msock_lock);
+		m->next_all = p->msock_all;
+		p->msock_all = m;
+		spin_unlock(&p->msock_lock);
+	}
+	return m;
+}
+
+static void msocks_free(struct uring_priv *p)
+{
+	struct msock *m, *next;
+
+	for (m = p->msock_all; m; m = next) {
+		next = m->next_all;
+		free(m->q);
+		free(m);
+	}
+	for (unsigned c = 0; c < MSOCK_CHUNKS; c++)
+		/* Relaxed: at deinit no other thread uses the table. */
+		free(atomic_load_explicit(&p->msock_chunks[c], memory_order_relaxed));
+}
+
+/* say_once - one line on stderr the first time @said is set. */
+static void say_once(_Atomic bool *said, const char *what, int err)
+{
+	/* Relaxed: only the line's uniqueness depends on it. */
+	if (!atomic_exchange_explicit(said, true, memory_order_relaxed))
+		fprintf(stderr, "blitz: io_uring: %s (%s); owned sockets receive one read at a time\n",
+			what, strerror(err));
+}
+
+/*
+ * own_bufs_init - the owner sets up its ring's provided buffers (group 0).
+ * A kernel without buffer rings (5.19) refuses the registration: said once,
+ * and reads on owned sockets go through single receives.
+ */
+static bool own_bufs_init(struct own_ring *r)
+{
+	static _Atomic bool said;
+	struct io_uring_buf_reg reg = { .ring_entries = BUF_ENTRIES, .bgid = 0 };
+	size_t ring_size = BUF_ENTRIES * sizeof(struct io_uring_buf);
+	int err = -ENOMEM;
+
+	if (r->bufs_state)
+		return r->bufs_state > 0;
+	r->bufs_state = -1;
+	/* The kernel wants the ring of buffer descriptors page-aligned. */
+	r->br = mmap(NULL, ring_size, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+	if (r->br == MAP_FAILED)
+		r->br = NULL;
+	r->bufs = malloc((size_t)BUF_ENTRIES * BUF_SIZE);
+	if (r->br && r->bufs) {
+		reg.ring_addr = (uint64_t)(uintptr_t)r->br;
+		err = io_uring_register_buf_ring(&r->ring, &reg, 0);
+	}
+	if (err) {
+		say_once(&said, "no provided buffer ring", -err);
+		if (r->br)
+			munmap(r->br, ring_size);
+		free(r->bufs);
+		r->br = NULL;
+		r->bufs = NULL;
+		return false;
+	}
+	io_uring_buf_ring_init(r->br);
+	for (unsigned i = 0; i < BUF_ENTRIES; i++)
+		io_uring_buf_ring_add(r->br, r->bufs + (size_t)i * BUF_SIZE, BUF_SIZE, (unsigned short)i,
+				      io_uring_buf_ring_mask(BUF_ENTRIES), (int)i);
+	/* Publishes the tail with a release store (liburing). */
+	io_uring_buf_ring_advance(r->br, BUF_ENTRIES);
+	r->bufs_state = 1;
+	return true;
+}
+
+/*
+ * buf_return - give buffer @bid back to @r's ring of buffers; any thread.
+ * buf_lock makes the adds and the tail's advance one producer's; the
+ * advance is a release store, so the kernel reads the entry after it.
+ */
+static void buf_return(struct own_ring *r, uint16_t bid)
+{
+	spin_lock(&r->buf_lock);
+	io_uring_buf_ring_add(r->br, r->bufs + (size_t)bid * BUF_SIZE, BUF_SIZE, bid,
+			      io_uring_buf_ring_mask(BUF_ENTRIES), 0);
+	io_uring_buf_ring_advance(r->br, 1);
+	spin_unlock(&r->buf_lock);
+}
+
+/* msock_push - queue @len bytes of buffer @bid of ring @ring (under m->lock). */
+static bool msock_push(struct msock *m, unsigned ring, uint16_t bid, uint32_t len)
+{
+	if (m->count == m->cap) {
+		unsigned cap = m->cap ? 2 * m->cap : 4;
+		struct msock_data *q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return false;
+		for (unsigned i = 0; i < m->count; i++)
+			q[i] = m->q[(m->head + i) % m->cap];
+		free(m->q);
+		m->q = q;
+		m->cap = cap;
+		m->head = 0;
+	}
+	m->q[(m->head + m->count) % m->cap] = (struct msock_data){ .ring = (uint16_t)ring, .bid = bid, .len = len };
+	m->count++;
+	return true;
+}
+
+/*
+ * msock_take - copy queued data into @buf (at most @len bytes), giving
+ * back each buffer it empties (under m->lock).  Returns the bytes copied.
+ */
+static size_t msock_take(struct uring_priv *p, struct msock *m, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (m->count && done < len) {
+		struct msock_data *d = &m->q[m->head];
+		struct own_ring *r = &p->own[d->ring];
+		size_t n = d->len - d->off;
+
+		if (n > len - done)
+			n = len - done;
+		memcpy((char *)buf + done, r->bufs + (size_t)d->bid * BUF_SIZE + d->off, n);
+		done += n;
+		d->off += (uint32_t)n;
+		if (d->off == d->len) {
+			buf_return(r, d->bid);
+			m->head = (m->head + 1) % m->cap;
+			m->count--;
+		}
+	}
+	return done;
+}
+
+/* msock_drop_data - give back every queued buffer (under m->lock; closing). */
+static void msock_drop_data(struct uring_priv *p, struct msock *m)
+{
+	while (m->count) {
+		struct msock_data *d = &m->q[m->head];
+
+		buf_return(&p->own[d->ring], d->bid);
+		m->head = (m->head + 1) % m->cap;
+		m->count--;
+	}
+}
+
+/* own_prep - @op into @r's next entry (the owner only): tag, ring, count. */
+static void own_prep(struct uring_priv *p, struct own_ring *r, struct blitz_io_op *op)
+{
+	struct io_uring_sqe *sqe = own_sqe(r);
+
+	prep_op(sqe, op);
+	op->ring = (int32_t)(r - p->own);
+	op->ring_tag = (uint64_t)(uintptr_t)op | (r->gen++ & TAG_GEN_MASK);
+	io_uring_sqe_set_data64(sqe, op->ring_tag);
+	r->in_flight++;
+}
+
+/*
+ * msock_plain - a plain receive for @w, @m's waiter, in @r (its owner,
+ * under m->lock); completed by own_reap as any op.  @w's ring and tag
+ * stay RING_MSOCK and @m (the task may read them to cancel): its tag is
+ * kept in @m.
+ */
+static void msock_plain(struct uring_priv *p, struct own_ring *r, struct msock *m,
+			struct blitz_io_op *w)
+{
+	struct io_uring_sqe *sqe = own_sqe(r);
+
+	prep_op(sqe, w);
+	m->plain_op = w;
+	m->plain_ring = (int32_t)(r - p->own);
+	m->plain_tag = (uint64_t)(uintptr_t)w | (r->gen++ & TAG_GEN_MASK);
+	io_uring_sqe_set_data64(sqe, m->plain_tag);
+	r->in_flight++;
+}
+
+/* msock_arm - arm @m's multishot receive in @r, the caller's own ring (under m->lock). */
+static void msock_arm(struct uring_priv *p, struct own_ring *r, struct msock *m)
+{
+	struct io_uring_sqe *sqe = own_sqe(r);
+
+	io_uring_prep_recv_multishot(sqe, m->fd, NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = 0;
+	m->ring = (int32_t)(r - p->own);
+	m->tag = TAG_MSOCK | (uint64_t)(uintptr_t)m | (m->gen++ & TAG_GEN_MASK);
+	io_uring_sqe_set_data64(sqe, m->tag);
+	m->armed = true;
+	r->in_flight++;
+}
+
+/*
+ * msock_recv - a receive on owned socket @m, from its task on a thread
+ * whose own ring is @r (NULL: not a worker).  Queued data completes it at
+ * once; at the end of the stream, so does the end; else it waits as @m's
+ * waiter, arming the multishot receive in @r if it is not armed.  Returns
+ * false (nothing done) where a plain receive must do: a second reader,
+ * no ring of the caller's, no buffers or no multishot in this kernel.
+ */
+static bool msock_recv(struct uring_priv *p, struct own_ring *r, struct msock *m,
+		       struct blitz_io_op *op, bool *done, int *res)
+{
+	bool ok = true;
+
+	spin_lock(&m->lock);
+	if (m->count) {
+		*res = (int)msock_take(p, m, op->buf, op->len);
+		*done = true;
+	} else if (m->ended) {
+		*res = m->end_res;
+		*done = true;
+	} else if (m->waiter || m->closed) {
+		ok = false;
+	} else if (m->armed) {
+		m->waiter = op;
+	/* Relaxed: a flag set once; a late view costs one refused arming. */
+	} else if (r && !atomic_load_explicit(&p->no_multishot, memory_order_relaxed) &&
+		   own_bufs_init(r)) {
+		msock_arm(p, r, m);
+		m->waiter = op;
+	} else {
+		ok = false;
+	}
+	if (ok && !*done) {
+		op->ring = RING_MSOCK;
+		op->ring_tag = (uint64_t)(uintptr_t)m;
+	}
+	spin_unlock(&m->lock);
+	return ok;
+}
+
+/*
+ * msock_cqe - a CQE of @m's multishot receive, in @r (its owner, or the
+ * runtime's shutdown after the owner exited: then nothing is submitted).
+ * Data is queued; the receive's end (no IORING_CQE_F_MORE) disarms it:
+ * 0 or an error ends the stream; ENOBUFS (every buffer in use) and EINVAL
+ * (a kernel without multishot receive: said once, never tried again) give
+ * the waiter a plain receive instead; -ECANCELED (blitz_net_close,
+ * shutdown) ends the waiter's read with -ECANCELED.  A waiter is completed
+ * with what it can now have.  Returns the ops completed.
+ */
+static int msock_cqe(struct blitz_io *io, struct own_ring *r, struct msock *m,
+		     const struct io_uring_cqe *cqe)
+{
+	static _Atomic bool said;
+	struct uring_priv *p = io->priv;
+	struct blitz_io_op *w = NULL;
+	int res = cqe->res, wres = 0;
+	bool put;
+
+	spin_lock(&m->lock);
+	if (cqe->flags & IORING_CQE_F_BUFFER) {
+		uint16_t bid = (uint16_t)(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+
+		if (res <= 0 || m->closed) {
+			buf_return(r, bid);
+		} else if (!msock_push(m, (unsigned)(r - p->own), bid, (uint32_t)res)) {
+			buf_return(r, bid);	/* data lost: the stream ends here */
+			m->ended = true, m->end_res = -ENOMEM;
+		}
+	}
+	if (!(cqe->flags & IORING_CQE_F_MORE)) {
+		m->armed = false;
+		r->in_flight--;
+		if (res == -EINVAL) {
+			say_once(&said, "no multishot receive", EINVAL);
+			/* Relaxed: a flag set once (see msock_recv). */
+			atomic_store_explicit(&p->no_multishot, true, memory_order_relaxed);
+		} else if (res == 0 || (res < 0 && res != -ENOBUFS && res != -ECANCELED))
+			m->ended = true, m->end_res = res;
+	}
+	if (m->waiter && (m->count || m->ended || !m->armed)) {
+		w = m->waiter;
+		m->waiter = NULL;
+		if (m->count) {
+			wres = (int)msock_take(p, m, w->buf, w->len);
+		} else if (m->ended) {
+			wres = m->end_res;
+		} else if (res == -ECANCELED || m->closed || r != my_ring) {
+			wres = -ECANCELED;
+		} else {
+			msock_plain(p, r, m, w);	/* ENOBUFS, EINVAL */
+			w = NULL;
+		}
+	}
+	put = m->closed && !m->armed;
+	spin_unlock(&m->lock);
+	if (put)
+		msock_put(p, m);
+	if (!w)
+		return 0;
+	io_complete(io, w, wres);
+	return 1;
+}
+
+static void cancel_in_ring(struct blitz_io *io, int32_t ring, uint64_t tag);
+
+/*
+ * msock_cancel - uring_cancel() of a read waiting on an owned socket: a
+ * waiter completes now; a read given a plain receive is cancelled by its
+ * tag in that ring (cancel_in_ring); else it has completed already.
+ */
+static void msock_cancel(struct blitz_io *io, struct blitz_io_op *op)
+{
+	struct msock *m = (struct msock *)(uintptr_t)op->ring_tag;
+	bool found, plain = false;
+	uint64_t tag = 0;
+	int32_t ring = 0;
+
+	spin_lock(&m->lock);
+	found = m->waiter == op;
+	if (found) {
+		m->waiter = NULL;
+	} else if (m->plain_op == op) {
+		plain = true;
+		tag = m->plain_tag;
+		ring = m->plain_ring;
+		m->plain_op = NULL;
+	}
+	spin_unlock(&m->lock);
+	if (found)
+		io_complete(io, op, -ECANCELED);
+	else if (plain)
+		cancel_in_ring(io, ring, tag);
+}
+
+/*
+ * msock_retire - @m's socket is closed (or its number was reused): give
+ * back its queued data; free it now if its receive is not armed, else its
+ * last CQE (the close's cancel ends it) completes the waiter and frees it.
+ */
+static void msock_retire(struct uring_priv *p, struct msock *m)
+{
+	bool put;
+
+	spin_lock(&m->lock);
+	m->closed = true;
+	msock_drop_data(p, m);
+	put = !m->armed;
+	spin_unlock(&m->lock);
+	if (put)
+		msock_put(p, m);
+}
+
+/* msock_close - blitz_net_close() of @fd: retire its msock, if it has one. */
+static void msock_close(struct uring_priv *p, int fd)
+{
+	struct msock *_Atomic *slot = msock_slot(p, fd, false);
+	/* Acquire: as msock_of. */
+	struct msock *m = slot ? atomic_exchange_explicit(slot, NULL, memory_order_acquire) : NULL;
+
+	if (m)
+		msock_retire(p, m);
+}
+
+/*
+ * uring_own - @fd, just accepted with BLITZ_ACCEPT_OWNED, gets an msock.
+ * Only with rings per worker (the multishot receive is armed in one).  An
+ * msock left by a descriptor of the same number that was closed with
+ * close(2) instead of blitz_net_close is dropped (its receive, if armed,
+ * keeps that connection until shutdown: net.h says to close owned sockets
+ * through blitz).
+ */
+static void uring_own(struct blitz_io *io, int fd)
+{
+	struct uring_priv *p = io->priv;
+	struct msock *_Atomic *slot;
+	struct msock *m;
+
+	if (!p->own || !(slot = msock_slot(p, fd, true)) || !(m = msock_get(p)))
+		return;
+	m->fd = fd;
+	m->ring = -1;
+	m->armed = m->closed = m->ended = false;
+	m->waiter = m->plain_op = NULL;
+	m->head = m->count = 0;
+	/* Release: msock_of's acquire sees it set up; acquire: the old one's state. */
+	m = atomic_exchange_explicit(slot, m, memory_order_acq_rel);
+	if (m)
+		msock_retire(p, m);
+}
+
 static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 {
 	struct uring_priv *p = io->priv;
 	struct own_ring *r;
 	struct io_uring_sqe *sqe;
+	struct msock *m;
 	int res;
 
 	if (op->opcode >= BLITZ_IO_NR_OPCODES) {
@@ -332,6 +873,9 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 	}
 	*done = false;
 	r = own_ring_of(io);
+	if (op->opcode == BLITZ_IO_RECV && !op->flags && (m = msock_of(p, op->fd)) &&
+	    msock_recv(p, r, m, op, done, &res))
+		return *done ? res : 0;
 	if (r) {
 		/*
 		 * Submitted with the tick's other entries by uring_flush, sends
@@ -342,12 +886,7 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 		 * more messages per second; docs/io.md, "Why it is built
 		 * this way").
 		 */
-		sqe = own_sqe(r);
-		prep_op(sqe, op);
-		op->ring = (int32_t)(r - p->own);
-		op->ring_tag = (uint64_t)(uintptr_t)op | (r->gen++ & TAG_GEN_MASK);
-		io_uring_sqe_set_data64(sqe, op->ring_tag);
-		r->in_flight++;
+		own_prep(p, r, op);
 		return 0;
 	}
 	/*
@@ -402,15 +941,31 @@ static void own_enter(struct own_ring *r)
 }
 
 /*
+ * pending_close_put - drop a reference to @c; the last closes its
+ * descriptor.  acq_rel: the last dropper's close comes after every other
+ * ring's cancel was submitted (their releases).
+ */
+static void pending_close_put(struct pending_close *c)
+{
+	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	close(c->fd);
+	free(c);
+}
+
+/*
  * own_take_cancels - prepare the cancels other threads queued for us.
  * Relaxed load: a hint.  A cancel queued after it read false is not lost:
  * the canceller's eventfd write wakes us or leaves a CQE, and we look
- * again at the next reap, flush or park.
+ * again at the next reap, flush or park.  A queued close cancels
+ * everything on its descriptor here, entering the ring at once so that
+ * the cancel finds the file before the descriptor is closed.
  */
 static void own_take_cancels(struct own_ring *r)
 {
 	uint64_t *tags;
 	unsigned n;
+	bool closes = false;
 
 	if (!atomic_load_explicit(&r->cancel_pending, memory_order_relaxed))
 		return;
@@ -425,8 +980,21 @@ static void own_take_cancels(struct own_ring *r)
 	for (unsigned i = 0; i < n; i++) {
 		struct io_uring_sqe *sqe = own_sqe(r);
 
-		io_uring_prep_cancel64(sqe, tags[i], 0);
+		if (tags[i] & QUEUED_CLOSE) {
+			struct pending_close *c = (void *)(uintptr_t)(tags[i] & ~QUEUED_CLOSE);
+
+			io_uring_prep_cancel_fd(sqe, c->fd, IORING_ASYNC_CANCEL_ALL);
+			closes = true;
+		} else {
+			io_uring_prep_cancel64(sqe, tags[i], 0);
+		}
 		io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
+	}
+	if (closes) {
+		own_enter(r);
+		for (unsigned i = 0; i < n; i++)
+			if (tags[i] & QUEUED_CLOSE)
+				pending_close_put((void *)(uintptr_t)(tags[i] & ~QUEUED_CLOSE));
 	}
 	free(tags);
 }
@@ -460,6 +1028,11 @@ static int own_reap(struct blitz_io *io, struct own_ring *r)
 				r->shared_armed = false;
 				break;
 			default:
+				if (tag & TAG_MSOCK) {
+					total += msock_cqe(io, r, (struct msock *)(uintptr_t)
+							   (tag & ~(TAG_MSOCK | TAG_GEN_MASK)), cqes[i]);
+					break;
+				}
 				r->in_flight--;
 				io_complete(io, (struct blitz_io_op *)(uintptr_t)(tag & ~TAG_GEN_MASK), res);
 				total++;
@@ -617,6 +1190,7 @@ static void uring_thread_stop(struct blitz_io *io)
 	spin_lock(&r->cancel_lock);
 	r->closed = true;	/* later cancels are covered by the one below */
 	spin_unlock(&r->cancel_lock);
+	own_take_cancels(r);	/* queued closes are closed */
 	sqe = own_sqe(r);
 	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
 	io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
@@ -735,29 +1309,30 @@ static void submit_internal(struct uring_priv *p, uint64_t target)
 	pthread_mutex_unlock(&p->sq_lock);
 }
 
+/* submit_internal_fd - cancel everything on @fd in the shared ring, now. */
+static void submit_internal_fd(struct uring_priv *p, int fd)
+{
+	struct io_uring_sqe *sqe;
+
+	pthread_mutex_lock(&p->sq_lock);
+	sqe = get_sqe(p);
+	io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+	io_uring_sqe_set_data(sqe, NULL);
+	/* Relaxed: under sq_lock; this submits the queued entries too. */
+	atomic_store_explicit(&p->unsubmitted, false, memory_order_relaxed);
+	io_uring_submit(&p->ring);
+	pthread_mutex_unlock(&p->sq_lock);
+}
+
 /*
- * uring_cancel - the operation completes with -ECANCELED (or its result,
- * if it won the race).  The caller is @op's task, so @op is not resubmitted
- * meanwhile and its ring and tag are those of the pending submission.  In
- * another worker's ring the cancel is queued for the owner (see the top).
+ * queue_for_owner - hand @tag (an op's tag, or QUEUED_CLOSE with a close)
+ * to @r's owner and wake it; false if it has exited or there is no memory.
  */
-static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
+static bool queue_for_owner(struct blitz_io *io, struct own_ring *r, uint64_t tag)
 {
 	struct uring_priv *p = io->priv;
-	struct own_ring *r;
+	bool queued = false;
 
-	if (op->ring < 0 || !p->own) {
-		submit_internal(p, op->ring_tag);
-		return;
-	}
-	r = &p->own[op->ring];
-	if (r == my_ring) {
-		struct io_uring_sqe *sqe = own_sqe(r);	/* submitted by the tick's flush */
-
-		io_uring_prep_cancel64(sqe, op->ring_tag, 0);
-		io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
-		return;
-	}
 	spin_lock(&r->cancel_lock);
 	if (!r->closed) {
 		if (r->ncancels == r->cancels_cap) {
@@ -765,20 +1340,135 @@ static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
 			uint64_t *t = realloc(r->cancels, cap * sizeof(*t));
 
 			if (!t) {
-				/* It completes by itself, or at shutdown. */
 				spin_unlock(&r->cancel_lock);
 				fprintf(stderr, "blitz: io_uring: no memory to queue a cancel\n");
-				return;
+				return false;
 			}
 			r->cancels = t;
 			r->cancels_cap = cap;
 		}
-		r->cancels[r->ncancels++] = op->ring_tag;
+		r->cancels[r->ncancels++] = tag;
 		/* Relaxed: under cancel_lock; the owner's read is a hint. */
 		atomic_store_explicit(&r->cancel_pending, true, memory_order_relaxed);
+		queued = true;
 	}
 	spin_unlock(&r->cancel_lock);
-	uring_wake_worker(io, (unsigned)op->ring);
+	if (queued)
+		uring_wake_worker(io, (unsigned)(r - p->own));
+	return queued;
+}
+
+/*
+ * uring_cancel - the operation completes with -ECANCELED (or its result,
+ * if it won the race).  The caller is @op's task, so @op is not resubmitted
+ * meanwhile and its ring and tag are those of the pending submission.  In
+ * another worker's ring the cancel is queued for the owner (see the top);
+ * if that fails, the op completes by itself, or at shutdown.
+ */
+static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
+{
+	struct uring_priv *p = io->priv;
+
+	if (op->ring == RING_MSOCK) {
+		msock_cancel(io, op);
+		return;
+	}
+	if (op->ring < 0 || !p->own) {
+		submit_internal(p, op->ring_tag);
+		return;
+	}
+	cancel_in_ring(io, op->ring, op->ring_tag);
+}
+
+/* cancel_in_ring - cancel @tag in worker @ring's ring: now if it is ours, else queued. */
+static void cancel_in_ring(struct blitz_io *io, int32_t ring, uint64_t tag)
+{
+	struct uring_priv *p = io->priv;
+	struct own_ring *r = &p->own[ring];
+
+	if (r == my_ring) {
+		struct io_uring_sqe *sqe = own_sqe(r);	/* submitted by the tick's flush */
+
+		io_uring_prep_cancel64(sqe, tag, 0);
+		io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
+		return;
+	}
+	queue_for_owner(io, r, tag);
+}
+
+/*
+ * pending_close_new - queue a cancel of everything on @fd to every worker
+ * ring but @mine.  The queued cancels name a duplicate of @fd (the same
+ * file), so that the caller closes @fd itself at once; out of descriptors,
+ * they name @fd, which the last of them then closes.  Returns the close
+ * holding the caller's reference, or NULL if no ring took it.
+ */
+static struct pending_close *pending_close_new(struct blitz_io *io, struct own_ring *mine, int fd)
+{
+	struct uring_priv *p = io->priv;
+	struct pending_close *c = malloc(sizeof(*c));
+	bool queued = false;
+
+	if (!c)
+		return NULL;
+	atomic_init(&c->refs, 1);
+	c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (c->fd < 0)
+		c->fd = fd;
+	for (unsigned i = 0; i < p->nr_own; i++) {
+		if (&p->own[i] == mine)
+			continue;
+		/* Relaxed: the queue's lock publishes @c to the owner. */
+		atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+		if (queue_for_owner(io, &p->own[i], QUEUED_CLOSE | (uint64_t)(uintptr_t)c))
+			queued = true;
+		else
+			atomic_fetch_sub_explicit(&c->refs, 1, memory_order_relaxed);
+	}
+	if (queued)
+		return c;
+	if (c->fd != fd)
+		close(c->fd);
+	free(c);
+	return NULL;
+}
+
+/*
+ * uring_close - blitz_net_close(): cancel every operation on @fd in every
+ * ring that may hold one, then close it.  The cancels in the caller's own
+ * ring and in the shared ring are submitted now; the other workers' rings
+ * get a pending_close, whose descriptor the last of them closes.
+ */
+static int uring_close(struct blitz_io *io, int fd)
+{
+	struct uring_priv *p = io->priv;
+	struct own_ring *mine = own_ring_of(io);
+	struct pending_close *c = NULL;
+	int res;
+
+	if (fcntl(fd, F_GETFD) < 0)
+		return -errno;
+	msock_close(p, fd);
+	if (p->nr_own > (mine ? 1u : 0u))
+		c = pending_close_new(io, mine, fd);
+	if (mine) {
+		struct io_uring_sqe *sqe = own_sqe(mine);
+
+		io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+		io_uring_sqe_set_data64(sqe, TAG_INTERNAL);
+		own_enter(mine);
+	}
+	/* Relaxed: a hint; an op submitted there concurrently is the caller's race. */
+	if (atomic_load_explicit(&p->shared_in_flight, memory_order_relaxed) > 0)
+		submit_internal_fd(p, fd);
+	if (c && c->fd == fd) {
+		pending_close_put(c);	/* out of descriptors: closed by the last ring */
+		return 0;
+	}
+	res = close(fd) < 0 ? -errno : 0;
+	if (c)
+		pending_close_put(c);
+	return res;
 }
 
 /*
@@ -822,6 +1512,8 @@ const struct io_backend io_uring_backend = {
 	.wake = uring_wake,
 	.flush = uring_flush,
 	.cancel_all = uring_cancel_all,
+	.close = uring_close,
+	.own = uring_own,
 	.thread_start = uring_thread_start,
 	.thread_stop = uring_thread_stop,
 	.reap_own = uring_reap_own,

@@ -169,6 +169,13 @@ static void poll_cancel_all(struct blitz_io *io)
 	readiness_cancel_all(io, &p->r);
 }
 
+static int poll_close(struct blitz_io *io, int fd)
+{
+	struct poll_priv *p = io->priv;
+
+	return readiness_close(io, &p->r, fd);
+}
+
 static void poll_wake(struct blitz_io *io)
 {
 	struct poll_priv *p = io->priv;
@@ -186,4 +193,5 @@ const struct io_backend poll_backend = {
 	.cancel = poll_cancel,
 	.wake = poll_wake,
 	.cancel_all = poll_cancel_all,
+	.close = poll_close,
 };

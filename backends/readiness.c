@@ -228,10 +228,20 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		}
 	}
 	list_append(e, op);
+	if (e->watched) {		/* owned, watched since it was accepted */
+		spin_unlock(&e->lock);
+		*done = false;
+		return 0;
+	}
 	spin_unlock(&e->lock);
 	res = arm(io, op->fd);
 	if (res > 0)
 		learn(e);
+	if (res >= 0 && r->arm_once) {
+		spin_lock(&e->lock);
+		e->watched = e->owned;
+		spin_unlock(&e->lock);
+	}
 	if (res < 0) {
 		/* Cannot be watched: take it back. */
 		spin_lock(&e->lock);
@@ -268,6 +278,57 @@ void readiness_cancel(struct blitz_io *io, struct readiness *r, struct blitz_io_
 	/* Not found: it is being completed by someone else. */
 	if (found)
 		io_complete(io, op, -ECANCELED);
+}
+
+/*
+ * readiness_close - blitz_net_close() on these backends: take every waiting
+ * operation of @fd off its lists and close @fd, under the fd's lock, so that
+ * no run of the lists performs on the closed number; then complete them
+ * with -ECANCELED.  close(2) takes the descriptor out of the epoll set (and
+ * the poll backend drops an entry without waiters at its next round).
+ */
+int readiness_close(struct blitz_io *io, struct readiness *r, int fd)
+{
+	struct fd_entry *e = readiness_entry(r, fd);
+	struct blitz_io_op *ended = NULL, *op;
+	int res;
+
+	if (!e)
+		return close(fd) < 0 ? -errno : 0;
+	spin_lock(&e->lock);
+	for (int d = 0; d < 2; d++) {
+		while ((op = e->head[d])) {
+			list_unlink(e, op);
+			op->next = ended;
+			ended = op;
+		}
+	}
+	e->drained = e->ended = e->owned = e->watched = false;
+	res = close(fd) < 0 ? -errno : 0;
+	spin_unlock(&e->lock);
+	while ((op = ended)) {
+		ended = op->next;
+		op->next = NULL;
+		io_complete(io, op, -ECANCELED);
+	}
+	return res;
+}
+
+/*
+ * readiness_own - @fd is an owned socket: closed only by readiness_close(),
+ * so on a backend that keeps a descriptor watched until its close (epoll),
+ * once watched it need not be armed again (readiness_submit).
+ */
+void readiness_own(struct readiness *r, int fd)
+{
+	struct fd_entry *e = readiness_entry(r, fd);
+
+	if (!e)
+		return;
+	spin_lock(&e->lock);
+	e->owned = true;
+	e->watched = false;
+	spin_unlock(&e->lock);
 }
 
 void readiness_wake(struct readiness *r)

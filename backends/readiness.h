@@ -35,6 +35,12 @@ struct fd_entry {
 	 * urgent data, after which a short read proves nothing.
 	 */
 	bool tcp, drained, ended;
+	/*
+	 * @owned: an owned socket (BLITZ_ACCEPT_OWNED), which only
+	 * readiness_close() closes; @watched: the backend has watched it
+	 * since (epoll: added), so its next waits skip arm.  Under lock.
+	 */
+	bool owned, watched;
 	int fd;
 };
 
@@ -48,6 +54,7 @@ struct readiness {
 	struct spinlock active_lock;
 	struct fd_entry *active;
 	int wake_fd;			/* eventfd */
+	bool arm_once;			/* epoll: an owned descriptor is armed once */
 	void (*on_wait)(struct blitz_io *io, struct fd_entry *e, int fd);
 };
 
@@ -64,6 +71,8 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir);
 void readiness_ended(struct fd_entry *e);
 void readiness_cancel(struct blitz_io *io, struct readiness *r, struct blitz_io_op *op);
+int readiness_close(struct blitz_io *io, struct readiness *r, int fd);
+void readiness_own(struct readiness *r, int fd);
 void readiness_wake(struct readiness *r);
 void readiness_cancel_all(struct blitz_io *io, struct readiness *r);
 void readiness_drain_wake(struct readiness *r);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <blitz/net.h>
 #include "emfile.h"
+#include "owned.h"
 
 enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct blitz_cx *cx)
 {
@@ -22,6 +23,8 @@ enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct 
 	a->result = a->op.result;
 	if (a->result == -EMFILE || a->result == -ENFILE)
 		emfile_accept_failed(listen_fd, -a->result, a->flags & BLITZ_ACCEPT_SHED);
+	if (a->result >= 0 && (a->flags & BLITZ_ACCEPT_OWNED))
+		net_own(blitz_cx_runtime(cx), a->result);
 	return BLITZ_READY;
 }
 

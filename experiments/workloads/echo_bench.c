@@ -302,7 +302,7 @@ static void echo_drop(void *arg)
 	if (e->graceful)
 		conn_unregister(e);
 	if (e->fd >= 0)
-		close(e->fd);
+		blitz_net_close(NULL, e->fd);
 	e->fd = -1;
 }
 
@@ -353,7 +353,7 @@ static enum blitz_poll echo_poll(void *arg, struct blitz_cx *cx)
 				break;
 		}
 	}
-	close(e->fd);
+	blitz_net_close(NULL, e->fd);
 	e->fd = -1;
 	BLITZ_CO_END(&e->co);
 }
@@ -395,7 +395,8 @@ static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
 	struct acceptor *s = arg;
 
 	BLITZ_CO_BEGIN(&s->co);
-	s->a.flags = BLITZ_ACCEPT_SHED;
+	/* Owned: closed with blitz_net_close (io_uring: a multishot receive). */
+	s->a.flags = BLITZ_ACCEPT_SHED | BLITZ_ACCEPT_OWNED;
 	for (;;) {
 		BLITZ_AWAIT(&s->co, blitz_accept_poll(&s->a, s->srv->fd, cx));
 		if (s->a.result == -EMFILE || s->a.result == -ENFILE || s->a.result == -ENOMEM) {
@@ -413,7 +414,7 @@ static enum blitz_poll acceptor_poll(void *arg, struct blitz_cx *cx)
 					       .graceful = s->srv->graceful };
 
 			if (blitz_spawn_detached(NULL, &echo_vt, &e, sizeof(e)))
-				close(e.fd);
+				blitz_net_close(NULL, e.fd);
 		}
 	}
 	BLITZ_CO_END(&s->co);

@@ -7,7 +7,9 @@
  * awaitable: a struct the caller keeps in its task state, polled until
  * BLITZ_READY, after which its `result` is a descriptor, a byte count, or
  * -errno.  Descriptors are closed with close(2) once no operation on them is
- * pending.
+ * pending, or with blitz_net_close() at any time (it ends what waits on
+ * them first); a socket accepted with BLITZ_ACCEPT_OWNED only with
+ * blitz_net_close().
  *
  *	struct conn { struct blitz_co co; struct blitz_connect c; struct blitz_xfer x; ... };
  *	BLITZ_AWAIT(&s->co, blitz_tcp_connect_poll(&s->c, &addr, cx));
@@ -65,12 +67,23 @@ int blitz_udp_bind(const struct blitz_addr *a);
  * blitz_listen() makes them); the result is still -EMFILE or -ENFILE.
  */
 #define BLITZ_ACCEPT_SHED 1u
+/*
+ * With BLITZ_ACCEPT_OWNED in flags, the accepted socket is closed with
+ * blitz_net_close() and never with close(2): blitz may then keep a receive
+ * armed on it between reads (io_uring with a ring per worker: a multishot
+ * receive into buffers of the worker's ring, so that a read takes data
+ * already received, with no submission of its own; epoll: added to the
+ * epoll set at its first wait only).  Its reads
+ * (blitz_read_poll, blitz_io_prep_recv with no flags, streams) work as on
+ * any socket; read it with those only, one read at a time for the speed-up.
+ */
+#define BLITZ_ACCEPT_OWNED 2u
 struct blitz_accept {
 	struct blitz_io_op op;
 	struct blitz_addr peer;
 	int started;
 	int result;
-	unsigned flags;		/* BLITZ_ACCEPT_SHED or 0; set before the first poll */
+	unsigned flags;		/* BLITZ_ACCEPT_SHED, _OWNED or 0; set before the first poll */
 };
 enum blitz_poll blitz_accept_poll(struct blitz_accept *a, int listen_fd, struct blitz_cx *cx);
 
@@ -148,6 +161,21 @@ enum blitz_poll blitz_send_to_poll(struct blitz_dgram *d, int fd, const void *bu
 				   const struct blitz_addr *to, struct blitz_cx *cx);
 enum blitz_poll blitz_recv_from_poll(struct blitz_dgram *d, int fd, void *buf, size_t len,
 				     struct blitz_cx *cx);
+
+/**
+ * blitz_net_close - close socket @fd through @rt's I/O driver (NULL: the
+ * calling task's runtime; off a runtime's threads with a NULL @rt it is
+ * close(2)).  Whatever blitz holds armed on @fd ends first: an operation
+ * waiting on it completes with -ECANCELED (or its result, if it finished
+ * first), and so does a receive an owned socket keeps armed; then the
+ * descriptor is closed, so the peer sees the end of the stream once nothing
+ * holds the socket any more (on io_uring with a ring per worker, an
+ * operation in another worker's ring ends at that worker's next tick).
+ * The caller must not start operations on @fd any more.
+ * Return: 0, or -errno: -EBADF for @fd negative or not open (nothing is
+ * closed then), or what close(2) returned.
+ */
+int blitz_net_close(struct blitz_runtime *rt, int fd);
 
 /** blitz_net_cancel - cancel the pending operation of any of the structs above. */
 #define blitz_net_cancel(x) blitz_io_cancel(&(x)->op)

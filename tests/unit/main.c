@@ -7,6 +7,7 @@
  *
  * Exit status: 0 when every test passed (skips pass with a SKIP line).
  */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,18 @@ void test_run_poll(struct blitz_runtime *rt, blitz_poll_fn fn, void *arg)
 	struct test_poller p = { fn, arg };
 
 	ck_assert_int_eq(blitz_block_on(rt, &test_poller_vt, &p, sizeof(p)), 0);
+}
+
+int test_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }
 
 #define MAX_SUITES 64

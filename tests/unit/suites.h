@@ -48,6 +48,8 @@ struct blitz_runtime *test_runtime_on(int i);
 struct blitz_runtime *test_runtime(unsigned workers);
 /* Poll @fn(@arg, cx) in a task of @rt until it returns BLITZ_READY. */
 void test_run_poll(struct blitz_runtime *rt, blitz_poll_fn fn, void *arg);
+/* Descriptors this process has open (/proc/self/fd, counted). */
+int test_open_fds(void);
 
 /* Skip, freeing @rt, when backend @i is not what @rt got here. */
 #define NEED_BACKEND(rt, i) do {					\

@@ -239,6 +239,38 @@ START_TEST(listen_and_bind_refuse_bad_addresses)
 }
 END_TEST
 
+/*
+ * blitz_net_close: a negative descriptor or one that is not open is
+ * -EBADF on every backend, with the runtime given, NULL off the runtime's
+ * threads (plain close(2)), and NULL inside a task (test_run_poll).
+ */
+static enum blitz_poll close_bad_fds(void *arg, struct blitz_cx *cx)
+{
+	(void)cx;
+	*(int *)arg = blitz_net_close(NULL, -1) == -EBADF && blitz_net_close(NULL, 1 << 20) == -EBADF;
+	return BLITZ_READY;
+}
+
+START_TEST(net_close_refuses_bad_descriptors)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	int ok = 0, fd;
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(blitz_net_close(rt, -1), -EBADF);
+	ck_assert_int_eq(blitz_net_close(rt, INT32_MIN), -EBADF);
+	ck_assert_int_eq(blitz_net_close(rt, 1 << 20), -EBADF);	/* not open */
+	ck_assert_int_eq(blitz_net_close(NULL, -1), -EBADF);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(blitz_net_close(rt, fd), 0);
+	ck_assert_int_eq(blitz_net_close(rt, fd), -EBADF);		/* closed already */
+	test_run_poll(rt, close_bad_fds, &ok);
+	ck_assert_int_eq(ok, 1);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 struct net_bad {
 	struct blitz_accept acc;
 	struct blitz_connect c_null, c_family;
@@ -840,6 +872,7 @@ Suite *bad_input_io_suite(void)
 	tcase_add_test(tc, addr_format_and_local_at_their_limits);
 	tcase_add_test(tc, listen_and_bind_refuse_bad_addresses);
 	tcase_add_loop_test(tc, net_awaitables_with_bad_arguments, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, net_close_refuses_bad_descriptors, 0, TEST_BACKENDS);
 	tcase_add_loop_test(tc, pipe_ops_on_a_bad_descriptor_are_ebadf, 0, TEST_BACKENDS);
 	suite_add_tcase(s, tc);
 	tc = TCASE("process", 30);

@@ -656,19 +656,6 @@ START_TEST(cancelled_tasks_leak_nothing)
 }
 END_TEST
 
-/* open_fds - descriptors this process has open. */
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * Opens cancelled at once, a little later, or after completion: each
  * descriptor is the task's (delivered: closed here) or closed by the
@@ -678,7 +665,7 @@ static int open_fds(void)
 START_TEST(cancelled_opens_leak_no_descriptor)
 {
 	struct blitz_task *t[40];
-	int before = open_fds();
+	int before = test_open_fds();
 
 	SETUP_OR_SKIP();
 	ck_assert_int_eq(fs_write_file(path("f"), "data", 4), 4);
@@ -701,7 +688,7 @@ START_TEST(cancelled_opens_leak_no_descriptor)
 		blitz_task_release(t[i]);
 	}
 	teardown();	/* shutdown waits for the jobs still running */
-	ck_assert_int_eq(open_fds(), before);
+	ck_assert_int_eq(test_open_fds(), before);
 }
 END_TEST
 

@@ -31,7 +31,7 @@ static unsigned char pattern_at(unsigned c, size_t i)
 
 struct server {
 	int fd;
-	unsigned accept_flags;	/* BLITZ_ACCEPT_SHED or 0 */
+	unsigned accept_flags;	/* BLITZ_ACCEPT_SHED, _OWNED or 0 */
 	_Atomic long accepted, emfile, served_bytes;
 	_Atomic int stop;
 };
@@ -45,14 +45,23 @@ struct echo_conn {
 	char buf[16384];
 };
 
+/* echo_close - the connection's socket, through blitz if it owns it. */
+static void echo_close(struct echo_conn *e)
+{
+	if (e->srv->accept_flags & BLITZ_ACCEPT_OWNED)
+		blitz_net_close(NULL, e->fd);
+	else
+		close(e->fd);
+	e->fd = -1;
+}
+
 static void echo_drop(void *arg)
 {
 	struct echo_conn *e = arg;
 
 	blitz_net_cancel(&e->x);
 	if (e->fd >= 0)
-		close(e->fd);
-	e->fd = -1;
+		echo_close(e);
 }
 
 static enum blitz_poll echo_poll(void *arg, struct blitz_cx *cx)
@@ -70,8 +79,7 @@ static enum blitz_poll echo_poll(void *arg, struct blitz_cx *cx)
 			break;
 		atomic_fetch_add(&e->srv->served_bytes, e->n);
 	}
-	close(e->fd);
-	e->fd = -1;
+	echo_close(e);
 	BLITZ_CO_END(&e->co);
 }
 static const struct blitz_task_vtable echo_vt = BLITZ_TASK_VTABLE(echo_poll, echo_drop);
@@ -268,9 +276,10 @@ static void fill_for(unsigned id, size_t len)
  * echo_workload - @n clients of @len bytes (all sharing one pattern id
  * class) against a fresh server; returns the digest of what came back.
  */
-static uint64_t echo_workload(struct blitz_runtime *rt, unsigned n, size_t len, unsigned id)
+static uint64_t echo_workload_flags(struct blitz_runtime *rt, unsigned n, size_t len, unsigned id,
+				    unsigned accept_flags)
 {
-	struct server srv = { .fd = -1 };
+	struct server srv = { .fd = -1, .accept_flags = accept_flags };
 	struct blitz_addr to;
 	_Atomic long ok = 0;
 	_Atomic uint64_t digest = 0;
@@ -291,6 +300,11 @@ static uint64_t echo_workload(struct blitz_runtime *rt, unsigned n, size_t len, 
 	ck_assert_int_eq(atomic_load(&srv.served_bytes), (long)n * (long)len);
 	stop_server(&srv, acceptor);
 	return atomic_load(&digest);
+}
+
+static uint64_t echo_workload(struct blitz_runtime *rt, unsigned n, size_t len, unsigned id)
+{
+	return echo_workload_flags(rt, n, len, id, 0);
 }
 
 static unsigned scaled(unsigned n)
@@ -350,6 +364,47 @@ START_TEST(echo_large_payloads)
 
 	NEED_BACKEND(rt, _i);
 	echo_workload(rt, 4, PAYLOAD_MAX, 77);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * Owned sockets (BLITZ_ACCEPT_OWNED, closed with blitz_net_close): on
+ * io_uring their reads take what a multishot receive put in the worker
+ * ring's provided buffers.  1,000 connections of 16 KB each hold more
+ * buffers than a ring has (ENOBUFS: the waiting read gets a plain
+ * receive, the next read arms again); every byte still comes back.
+ */
+START_TEST(owned_echo_1000_connections)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+
+	NEED_BACKEND(rt, _i);
+	echo_workload_flags(rt, scaled(1000), 16384, 13, BLITZ_ACCEPT_OWNED);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+START_TEST(owned_echo_large_payloads)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+
+	NEED_BACKEND(rt, _i);
+	echo_workload_flags(rt, 4, PAYLOAD_MAX, 79, BLITZ_ACCEPT_OWNED);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* The same digest with and without owned sockets, on each backend. */
+START_TEST(owned_same_digest_as_plain)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	uint64_t plain, owned;
+
+	NEED_BACKEND(rt, _i);
+	plain = echo_workload(rt, 20, 100000, 5);
+	owned = echo_workload_flags(rt, 20, 100000, 5, BLITZ_ACCEPT_OWNED);
+	ck_assert_uint_eq(plain, owned);
 	blitz_runtime_free(rt);
 }
 END_TEST
@@ -834,6 +889,270 @@ START_TEST(short_reads_then_eof)
 END_TEST
 
 /* ---------------------------------------------------------------------- */
+/* blitz_net_close with a read waiting                                     */
+
+/*
+ * A task that accepts one connection (owned or not), reads the peer's
+ * first message, then waits in a second read; @armed says that read was
+ * submitted and is waiting (set after the poll that submitted it).
+ */
+struct armed_reader {
+	struct blitz_co co;
+	struct blitz_accept a;
+	struct blitz_xfer x;
+	int lfd;
+	unsigned flags;
+	_Atomic int fd, armed;
+	long first, last;
+	char buf[64];
+};
+
+static enum blitz_poll armed_read(struct armed_reader *r, struct blitz_cx *cx)
+{
+	if (blitz_read_poll(&r->x, atomic_load(&r->fd), r->buf, sizeof(r->buf), cx) == BLITZ_READY)
+		return BLITZ_READY;
+	atomic_store(&r->armed, 1);
+	return BLITZ_PENDING;
+}
+
+static enum blitz_poll armed_reader_poll(void *arg, struct blitz_cx *cx)
+{
+	struct armed_reader *r = arg;
+
+	BLITZ_CO_BEGIN(&r->co);
+	r->a.flags = r->flags;
+	BLITZ_AWAIT(&r->co, blitz_accept_poll(&r->a, r->lfd, cx));
+	ck_assert_int_ge(r->a.result, 0);
+	BLITZ_AWAIT(&r->co, blitz_read_poll(&r->x, r->a.result, r->buf, sizeof(r->buf), cx));
+	r->first = r->x.result;
+	atomic_store(&r->fd, r->a.result);
+	BLITZ_AWAIT(&r->co, armed_read(r, cx));
+	r->last = r->x.result;
+	BLITZ_CO_END(&r->co);
+}
+static const struct blitz_task_vtable armed_reader_vt = BLITZ_TASK_VTABLE(armed_reader_poll, NULL);
+
+/* Loop index @i: the backend (i % 3) and whether the socket is owned (i / 3). */
+struct close_case {
+	struct blitz_runtime *rt;
+	struct blitz_task *t;
+	struct armed_reader *r;
+	int lfd, cfd;
+};
+
+/* close_case_start - on @k->rt, a connection whose server side waits in its second read. */
+static void close_case_start(struct close_case *k, int i)
+{
+	struct timeval guard = { .tv_sec = (time_t)(20 * test_timeout_scale()) };
+	struct armed_reader r0 = { .flags = i / 3 ? BLITZ_ACCEPT_OWNED : 0, .fd = -1 };
+	struct blitz_addr a;
+
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	k->lfd = blitz_listen(&a, 8);
+	ck_assert_int_ge(k->lfd, 0);
+	ck_assert_int_eq(blitz_addr_local(k->lfd, &a), 0);
+	r0.lfd = k->lfd;
+	k->t = blitz_spawn(k->rt, &armed_reader_vt, &r0, sizeof(r0));
+	ck_assert_ptr_nonnull(k->t);
+	k->r = blitz_task_state(k->t);
+	k->cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(connect(k->cfd, (struct sockaddr *)&a.ss, a.len), 0);
+	setsockopt(k->cfd, SOL_SOCKET, SO_RCVTIMEO, &guard, sizeof(guard));
+	ck_assert_int_eq(send(k->cfd, "hello", 5, MSG_NOSIGNAL), 5);
+	while (!atomic_load(&k->r->armed))
+		usleep(100);
+	ck_assert_int_eq(k->r->first, 5);
+}
+
+/* close_case_peer_read - the client's read: 0 once the connection is closed. */
+static ssize_t close_case_peer_read(struct close_case *k)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = recv(k->cfd, &c, 1, 0);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static void close_case_end(struct close_case *k)
+{
+	blitz_task_release(k->t);
+	close(k->cfd);
+	close(k->lfd);
+	blitz_runtime_free(k->rt);
+}
+
+/* The waiting read ends with -ECANCELED, and its task ends (nothing lost). */
+START_TEST(net_close_ends_the_waiting_read)
+{
+	struct close_case k;
+
+	k.rt = test_runtime_on(_i % 3);
+	NEED_BACKEND(k.rt, _i % 3);
+	close_case_start(&k, _i);
+	ck_assert_int_eq(blitz_net_close(k.rt, atomic_load(&k.r->fd)), 0);
+	ck_assert_int_eq(blitz_join(k.t), 0);
+	ck_assert_int_eq(k.r->last, -ECANCELED);
+	close_case_end(&k);
+}
+END_TEST
+
+/* The peer sees the end of the stream, though a read was armed on the socket. */
+START_TEST(net_close_peer_sees_eof)
+{
+	struct close_case k;
+
+	k.rt = test_runtime_on(_i % 3);
+	NEED_BACKEND(k.rt, _i % 3);
+	close_case_start(&k, _i);
+	ck_assert_int_eq(blitz_net_close(k.rt, atomic_load(&k.r->fd)), 0);
+	ck_assert_int_eq(close_case_peer_read(&k), 0);
+	ck_assert_int_eq(blitz_join(k.t), 0);
+	close_case_end(&k);
+}
+END_TEST
+
+/*
+ * No descriptor is left open: once the peer saw the end (the last
+ * reference to the socket is gone, wherever the close ran), the process
+ * has one descriptor fewer than while the read waited.
+ */
+START_TEST(net_close_leaks_no_descriptor)
+{
+	struct close_case k;
+	int before;
+
+	k.rt = test_runtime_on(_i % 3);
+	NEED_BACKEND(k.rt, _i % 3);
+	close_case_start(&k, _i);
+	before = test_open_fds();
+	ck_assert_int_eq(blitz_net_close(k.rt, atomic_load(&k.r->fd)), 0);
+	ck_assert_int_eq(close_case_peer_read(&k), 0);
+	ck_assert_int_eq(blitz_join(k.t), 0);
+	ck_assert_int_eq(test_open_fds(), before - 1);
+	close_case_end(&k);
+}
+END_TEST
+
+/*
+ * An owned socket's number, closed with blitz_net_close, taken by a plain
+ * socket: the new socket's reads are still woken (epoll watches an owned
+ * descriptor from its first wait to its close and skips the ADD between:
+ * the close must forget it).
+ */
+START_TEST(owned_number_reused_by_a_plain_socket)
+{
+	struct close_case k;
+	struct armed_reader r1 = { .fd = -1 }, *r;
+	struct blitz_addr a;
+	struct blitz_task *t;
+	int owned_fd, cfd;
+
+	k.rt = test_runtime_on(_i);
+	NEED_BACKEND(k.rt, _i);
+	close_case_start(&k, _i + TEST_BACKENDS);	/* owned, read once, waiting */
+	owned_fd = atomic_load(&k.r->fd);
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);	/* before the number is free */
+	ck_assert_int_ge(cfd, 0);
+	ck_assert_int_eq(blitz_net_close(k.rt, owned_fd), 0);
+	ck_assert_int_eq(blitz_join(k.t), 0);
+	r1.lfd = k.lfd;
+	t = blitz_spawn(k.rt, &armed_reader_vt, &r1, sizeof(r1));
+	ck_assert_ptr_nonnull(t);
+	r = blitz_task_state(t);
+	ck_assert_int_eq(blitz_addr_local(k.lfd, &a), 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a.ss, a.len), 0);
+	ck_assert_int_eq(send(cfd, "hello", 5, MSG_NOSIGNAL), 5);
+	while (!atomic_load(&r->armed))
+		usleep(100);
+	ck_assert_int_eq(r->first, 5);
+	ck_assert_int_eq(atomic_load(&r->fd), owned_fd);	/* the same number */
+	/* The second read waits (epoll: after a short read, for the edge): wake it. */
+	ck_assert_int_eq(send(cfd, "world", 5, MSG_NOSIGNAL), 5);
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert_int_eq(r->last, 5);
+	close(owned_fd);
+	blitz_task_release(t);
+	close(cfd);
+	close_case_end(&k);
+}
+END_TEST
+
+/*
+ * An owned socket read with a buffer smaller than what arrived: each read
+ * takes part of a received buffer, in order, byte-exact, then the end of
+ * the stream after the peer's shutdown.
+ */
+struct small_reader {
+	struct blitz_co co;
+	struct blitz_accept a;
+	struct blitz_xfer x;
+	int lfd, fd;
+	size_t got;
+	long last;
+	int bad;
+	unsigned char buf[100];
+};
+
+static enum blitz_poll small_reader_poll(void *arg, struct blitz_cx *cx)
+{
+	struct small_reader *r = arg;
+
+	BLITZ_CO_BEGIN(&r->co);
+	r->a.flags = BLITZ_ACCEPT_OWNED;
+	BLITZ_AWAIT(&r->co, blitz_accept_poll(&r->a, r->lfd, cx));
+	r->fd = r->a.result;
+	ck_assert_int_ge(r->fd, 0);
+	for (;;) {
+		BLITZ_AWAIT(&r->co, blitz_read_poll(&r->x, r->fd, r->buf, sizeof(r->buf), cx));
+		if (r->x.result <= 0)
+			break;
+		for (long i = 0; i < r->x.result; i++)
+			r->bad |= r->buf[i] != pattern_at(9, r->got + (size_t)i);
+		r->got += (size_t)r->x.result;
+	}
+	r->last = r->x.result;
+	blitz_net_close(NULL, r->fd);
+	BLITZ_CO_END(&r->co);
+}
+static const struct blitz_task_vtable small_reader_vt = BLITZ_TASK_VTABLE(small_reader_poll, NULL);
+
+START_TEST(owned_reads_smaller_than_received)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct small_reader r0 = { 0 }, *r;
+	struct blitz_addr a;
+	struct blitz_task *t;
+	unsigned char msg[50000];
+	int cfd;
+
+	NEED_BACKEND(rt, _i);
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = pattern_at(9, i);
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	r0.lfd = blitz_listen(&a, 8);
+	ck_assert_int_ge(r0.lfd, 0);
+	ck_assert_int_eq(blitz_addr_local(r0.lfd, &a), 0);
+	t = blitz_spawn(rt, &small_reader_vt, &r0, sizeof(r0));
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(connect(cfd, (struct sockaddr *)&a.ss, a.len), 0);
+	ck_assert_int_eq(send(cfd, msg, sizeof(msg), MSG_NOSIGNAL), (ssize_t)sizeof(msg));
+	ck_assert_int_eq(shutdown(cfd, SHUT_WR), 0);
+	ck_assert_int_eq(blitz_join(t), 0);
+	r = blitz_task_state(t);
+	ck_assert_int_eq(r->bad, 0);
+	ck_assert_uint_eq(r->got, sizeof(msg));
+	ck_assert_int_eq(r->last, 0);
+	blitz_task_release(t);
+	close(cfd);
+	close(r0.lfd);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
 /* UDP and Unix sockets                                                   */
 
 struct udp_ping {
@@ -1039,6 +1358,9 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, echo_1000_connections_wake_bounded, 0, 3);
 	tcase_add_loop_test(tc, echo_large_payloads, 0, 3);
 	tcase_add_test(tc, same_results_on_every_backend);
+	tcase_add_loop_test(tc, owned_echo_1000_connections, 0, 3);
+	tcase_add_loop_test(tc, owned_echo_large_payloads, 0, 3);
+	tcase_add_loop_test(tc, owned_same_digest_as_plain, 0, 3);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("errors", 60);
@@ -1050,6 +1372,15 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, read_timeout, 0, 3);
 	tcase_add_loop_test(tc, short_reads_then_eof, 0, 3);
 	tcase_add_loop_test(tc, accept_completed_at_shutdown_is_closed, 0, TEST_BACKENDS);
+	suite_add_tcase(s, tc);
+
+	tc = TCASE("close", 60);
+	/* Loop index: the backend (i % 3), owned (i / 3). */
+	tcase_add_loop_test(tc, net_close_ends_the_waiting_read, 0, 2 * TEST_BACKENDS);
+	tcase_add_loop_test(tc, net_close_peer_sees_eof, 0, 2 * TEST_BACKENDS);
+	tcase_add_loop_test(tc, net_close_leaks_no_descriptor, 0, 2 * TEST_BACKENDS);
+	tcase_add_loop_test(tc, owned_reads_smaller_than_received, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, owned_number_reused_by_a_plain_socket, 0, TEST_BACKENDS);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("sockets", 60);
