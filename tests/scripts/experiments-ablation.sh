@@ -6,9 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/ablation/run" --quick --build "$obj" --out "$tmp/ab" > "$tmp/ab.log" 2>&1 ||
-	{ echo "FAIL ablation:"; tail -20 "$tmp/ab.log"; exit 1; }
-need "$tmp/ab/meta.json" "ablation meta.json"
+run_quick ablation ab
 need "$tmp/ab/raw/bench.jsonl" "ablation raw JSON"
 need "$tmp/ab/summary.md" "ablation summary"
 n=$(wc -l < "$tmp/ab/raw/bench.jsonl")

@@ -5,9 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/backends/run" --quick --build "$obj" --out "$tmp/be" > "$tmp/be.log" 2>&1 ||
-	{ echo "FAIL backends:"; tail -20 "$tmp/be.log"; exit 1; }
-need "$tmp/be/meta.json" "backends meta.json"
+run_quick backends be
 need "$tmp/be/summary.md" "backends summary"
 n=$(wc -l < "$tmp/be/raw/echo.jsonl")
 [ "$n" -eq 6 ] && echo "ok   6 echo lines (3 backends x 2 connection counts)" || { echo "FAIL backends: $n echo lines"; fail=1; }

@@ -4,9 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/fs-read/run" --quick --build "$obj" --out "$tmp/fr" > "$tmp/fr.log" 2>&1 ||
-	{ echo "FAIL fs-read:"; tail -20 "$tmp/fr.log"; exit 1; }
-need "$tmp/fr/meta.json" "fs-read meta.json"
+run_quick fs-read fr
 need "$tmp/fr/summary.md" "fs-read summary"
 n=$(wc -l < "$tmp/fr/raw/fs.jsonl")
 want=12	# 2 backends x (4 warm + 2 cold rows); 6 where io_uring is not available

@@ -34,5 +34,14 @@ PY
 		{ echo "FAIL $(basename "$dir"): no slowdown in the plots"; fail=1; }
 }
 
+# run_quick NAME DIR: experiments/NAME in quick mode into $tmp/DIR (its
+# output in $tmp/DIR.log, the tail of which a failure shows), and its
+# meta.json there.
+run_quick() {
+	"$src/experiments/$1/run" --quick --build "$obj" --out "$tmp/$2" > "$tmp/$2.log" 2>&1 ||
+		{ echo "FAIL $1:"; tail -20 "$tmp/$2.log"; exit 1; }
+	need "$tmp/$2/meta.json" "$1 meta.json"
+}
+
 # The sched-bench benchmarks (sched-bench --list: the one list of them).
 nb=$("$obj/bin/sched-bench" --list | wc -w)

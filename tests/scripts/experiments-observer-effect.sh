@@ -6,9 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/observer-effect/run" --quick --build "$obj" --out "$tmp/oe" > "$tmp/oe.log" 2>&1 ||
-	{ echo "FAIL observer-effect:"; tail -20 "$tmp/oe.log"; exit 1; }
-need "$tmp/oe/meta.json" "observer-effect meta.json"
+run_quick observer-effect oe
 need "$tmp/oe/summary.md" "observer-effect summary"
 if [ -e "$tmp/oe/hist/NOT-COLLECTED" ]; then
 	echo "ok   observer-effect not measured, and it says why: $(cat "$tmp/oe/summary.md")"

@@ -5,9 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/peers/run" --quick --build "$obj" --out "$tmp/pe" > "$tmp/pe.log" 2>&1 ||
-	{ echo "FAIL peers:"; tail -20 "$tmp/pe.log"; exit 1; }
-need "$tmp/pe/meta.json" "peers meta.json"
+run_quick peers pe
 need "$tmp/pe/raw/sched.jsonl" "peers raw sched JSON"
 need "$tmp/pe/raw/echo.jsonl" "peers raw echo JSON"
 need "$tmp/pe/summary.md" "peers summary"

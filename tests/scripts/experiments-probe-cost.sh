@@ -5,9 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/probe-cost/run" --quick --build "$obj" --out "$tmp/pc" > "$tmp/pc.log" 2>&1 ||
-	{ echo "FAIL probe-cost:"; tail -20 "$tmp/pc.log"; exit 1; }
-need "$tmp/pc/meta.json" "probe-cost meta.json"
+run_quick probe-cost pc
 need "$tmp/pc/raw.jsonl" "probe-cost raw JSON"
 need "$tmp/pc/summary.md" "probe-cost summary"
 if command -v valgrind > /dev/null; then

@@ -6,9 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/sched-baseline/run" --quick --build "$obj" --out "$tmp/sb" > "$tmp/sb.log" 2>&1 ||
-	{ echo "FAIL sched-baseline:"; tail -20 "$tmp/sb.log"; exit 1; }
-need "$tmp/sb/meta.json" "sched-baseline meta.json"
+run_quick sched-baseline sb
 need "$tmp/sb/raw/bench.jsonl" "sched-baseline raw JSON"
 need "$tmp/sb/summary.md" "sched-baseline summary"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["kernel"] and m["commit"] and m["config"]' \

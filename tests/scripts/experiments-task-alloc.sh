@@ -5,9 +5,7 @@
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
-"$src/experiments/task-alloc/run" --quick --build "$obj" --out "$tmp/ta" > "$tmp/ta.log" 2>&1 ||
-	{ echo "FAIL task-alloc:"; tail -20 "$tmp/ta.log"; exit 1; }
-need "$tmp/ta/meta.json" "task-alloc meta.json"
+run_quick task-alloc ta
 n=$(grep -c '"limit_kb"' "$tmp/ta/raw/bench.jsonl")
 [ "$n" -eq 4 ] && echo "ok   task-alloc: 4 lines (2 benchmarks, no limit and one)" ||
 	{ echo "FAIL task-alloc: $n lines, not 4"; fail=1; }
