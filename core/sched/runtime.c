@@ -206,9 +206,17 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 	 * next epoll_wait with the eventfd's read: 4 of the 8.8 syscalls per
 	 * message of an epoll echo server at one connection.  reaping_asleep
 	 * is the notifier's own flag (waker is the calling worker's index).
+	 * The notification itself is still written, without the futex wake,
+	 * so that the sleep's end consumes it as any other and the unpark
+	 * probe names the waker (itself) instead of "unknown" (seq_cst, as
+	 * park_unpark's exchange).
 	 */
-	if (w == waker && rt->workers[w].reaping_asleep)
+	if (w == waker && rt->workers[w].reaping_asleep) {
+		/* Relaxed: published by the exchange below, as in park_unpark. */
+		atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
+		atomic_exchange(&rt->workers[w].park.futex, PARK_NOTIFIED);
 		return;
+	}
 	/* Relaxed: published by park_unpark's exchange. */
 	atomic_store_explicit(&rt->workers[w].woken_by, waker, memory_order_relaxed);
 	worker_unpark(&rt->workers[w]);
