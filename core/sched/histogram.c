@@ -47,6 +47,8 @@ static bool clock_tsc;
 static _Atomic uint64_t ticks_mult;
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 static pthread_once_t calibrate_once = PTHREAD_ONCE_INIT;
+#define CALIBRATE_NS	20000	/* the spin between the two readings */
+#define CALIBRATE_TRIES	5	/* readings of each end, the tightest kept */
 static _Atomic uint64_t runtimes;
 
 static void clock_detect(void)
@@ -68,21 +70,57 @@ static inline uint64_t hist_ticks(void)
 	return clock_now_ns();
 }
 
-/* Ticks per ns against CLOCK_MONOTONIC over 2 ms (once, at the first attach). */
+/*
+ * clock_pair - one reading of both clocks: the ns clock's, with the ticks
+ * halfway between two tick reads around it; returns the ticks between
+ * those two (the reading's uncertainty: large if the thread was preempted).
+ */
+static uint64_t clock_pair(uint64_t *ticks, uint64_t *ns)
+{
+	uint64_t a = hist_ticks(), n = clock_now_ns(), b = hist_ticks();
+
+	*ticks = a + (b - a) / 2;
+	*ns = n;
+	return b - a;
+}
+
+/* clock_pair_tight - the tightest of CALIBRATE_TRIES readings. */
+static void clock_pair_tight(uint64_t *ticks, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < CALIBRATE_TRIES; i++) {
+		uint64_t t, n, spread = clock_pair(&t, &n);
+
+		if (spread < best) {
+			best = spread;
+			*ticks = t;
+			*ns = n;
+		}
+	}
+}
+
+/*
+ * Ticks per ns against CLOCK_MONOTONIC (once, at the first attach, on the
+ * worker that sees it): the tightest of a few readings of both clocks, a
+ * spin of CALIBRATE_NS, the tightest again.  Each reading is uncertain by
+ * about one clock read (tens of ns), so the factor is within 0.1% of the
+ * truth, where a log2 bucket is 100% wide; it costs the worker CALIBRATE_NS
+ * of CPU once (it slept 2 ms in its tick before, which stalled a traced
+ * program's first tick).
+ */
 static void clock_calibrate(void)
 {
-	struct timespec pause = { 0, 2000000 };
 	uint64_t t0, n0, t1, n1;
 
 	if (!clock_tsc) {
 		atomic_store_explicit(&ticks_mult, 1ull << 32, memory_order_relaxed);
 		return;
 	}
-	t0 = hist_ticks();
-	n0 = clock_now_ns();
-	nanosleep(&pause, NULL);
-	t1 = hist_ticks();
-	n1 = clock_now_ns();
+	clock_pair_tight(&t0, &n0);
+	while (clock_now_ns() - n0 < CALIBRATE_NS)
+		;
+	clock_pair_tight(&t1, &n1);
 	atomic_store_explicit(&ticks_mult,
 			      t1 > t0 ? (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0)) : 0,
 			      memory_order_relaxed);
@@ -372,6 +410,7 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 	h->fresh = 0;
 	h->due = true;
 	h->countdown = 1;
+	__atomic_store_n(&h->pace_ns, 0, __ATOMIC_RELAXED);	/* set by the first tick with polls */
 	if (h->automatic) {
 		h->sample = hist_period_for(w->ewma_poll_ns);
 		__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
@@ -441,19 +480,36 @@ void hist_exit(struct blitz_worker *w)
 
 /*
  * hist_adapt - hist_ewma's slow path, at the end of each tick that ran
- * polls: the value, the period if automatic, and the ticks to the next
- * timed one (a gap from a timed tick; a new gap at once if the period
- * shrank below what is left, so that a change of pace is timed soon).
- * Only ticks with polls count: a timed tick that ran none leaves the next
- * one timed.
+ * polls: the EWMA's value; if automatic, the pace and the period from it;
+ * and the ticks to the next timed one (a gap from a timed tick; a new gap
+ * at once if the period shrank below what is left, so that a change of
+ * pace is timed soon).  Only ticks with polls count: a timed tick that ran
+ * none leaves the next one timed.
+ *
+ * The pace is the window's own average poll time: its first tick's
+ * (@tick_ns), then an average of weight 1/4 over its untimed ticks (a
+ * timed tick's polls are slower by the timing).  Not the scheduler's EWMA:
+ * that starts at 50 us (worker.c) and moves a tenth of the way per tick,
+ * so a program traced from its start timed every tick for its first 15
+ * ticks with polls and most of the next 40, which in a short run was most
+ * of its ticks (chained_spawn: 8 ticks with polls in a one-iteration run; a
+ * traced process paid ~0.2 ms for it).
  */
-void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns)
+void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns, uint64_t tick_ns)
 {
 	struct worker_hist *h = &w->hist;
 
 	hist_record_value(h, BLITZ_HIST_EWMA, ewma_ns);
 	if (h->automatic) {
-		h->sample = hist_period_for(ewma_ns);
+		uint64_t pace = h->pace_ns;
+
+		if (!pace)
+			pace = tick_ns ? tick_ns : 1;
+		else if (!(w->traced & TRACED_HIST))
+			pace = (tick_ns + 3 * pace) / 4;
+		/* Relaxed: read by tests from another thread; one writer. */
+		__atomic_store_n(&h->pace_ns, pace, __ATOMIC_RELAXED);
+		h->sample = hist_period_for(pace);
 		/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
 		__atomic_store_n(&h->snap.sample, h->sample, __ATOMIC_RELAXED);
 	}

@@ -90,12 +90,13 @@ enum { FRESH_POLL = 1, FRESH_SCHED = 2 };
 /* struct worker_hist - a worker's histograms and its collection state. */
 struct worker_hist {
 	bool on;			/* collecting (the semaphore seen at a tick) */
-	bool automatic;			/* BLITZ_HIST_SAMPLE=auto: sample follows the EWMA */
+	bool automatic;			/* BLITZ_HIST_SAMPLE=auto: sample follows pace_ns */
 	bool due;			/* the next tick is timed */
 	uint8_t fresh;			/* FRESH_*: cleared at the set's next value */
 	uint32_t sample;		/* one tick with polls in this many is timed (on average) */
 	uint32_t countdown;		/* ticks with polls until the next timed one */
 	uint32_t rng;			/* xorshift32: jitters the gaps between timed ticks */
+	uint64_t pace_ns;		/* the window's average poll time (hist_adapt); 0: no tick yet */
 	uint64_t window_start;		/* ticks: a stamp older is an earlier window's (set at its end) */
 	uint64_t next_snapshot;		/* ns (tick clock), when the next one is due */
 	/*
@@ -186,17 +187,18 @@ static inline uint32_t hist_period_for(uint64_t ewma_ns)
 	return n;
 }
 
-void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns);
+void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns, uint64_t tick_ns);
 
 /*
- * hist_ewma - a tick that ran polls ended, and the worker's average poll
- * time is now @ewma_ns (update_interval): recorded, the automatic period
- * follows it, and the count of ticks to the next timed one moves.
+ * hist_ewma - a tick that ran polls ended, its mean poll time @tick_ns,
+ * and the worker's average poll time is now @ewma_ns (update_interval):
+ * recorded, the automatic period follows the tick's pace, and the count
+ * of ticks to the next timed one moves.
  */
-static inline void hist_ewma(struct blitz_worker *w, uint64_t ewma_ns)
+static inline void hist_ewma(struct blitz_worker *w, uint64_t ewma_ns, uint64_t tick_ns)
 {
 	if (hist_enabled())
-		hist_adapt(w, ewma_ns);
+		hist_adapt(w, ewma_ns, tick_ns);
 }
 
 /* hist_count - a rare event's value (a steal's size, a batch's) while collecting. */

@@ -606,7 +606,7 @@ static void update_interval(struct blitz_worker *w, uint32_t tasks_run, uint64_t
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, interval, memory_order_relaxed);
 	BLITZ_EWMA_UPDATE((int)w->index, w->ewma_poll_ns, (uint32_t)interval);
-	hist_ewma(w, w->ewma_poll_ns);
+	hist_ewma(w, w->ewma_poll_ns, avg);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
  * biased by a change of pace or a periodic workload.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -373,7 +374,7 @@ END_TEST
  * The automatic period (BLITZ_HIST_SAMPLE=auto): a power of two, the
  * smallest that keeps a sampled event's cost (HIST_SAMPLE_COST_NS) within
  * 1% of the polls between samples, capped at BLITZ_HIST_SAMPLE_AUTO_MAX;
- * and a worker's period is the one its current EWMA gives.
+ * and a worker's period is the one its window's pace gives.
  */
 START_TEST(automatic_period_follows_the_poll_time)
 {
@@ -405,18 +406,21 @@ START_TEST(automatic_period_follows_the_poll_time)
 	rt = new_rt(1, BLITZ_HIST_SAMPLE_AUTO);
 	run_yielders(rt, 2000);
 	/*
-	 * The worker sets its period at each EWMA update, just after the
-	 * statistic: read until the two are seen together (the worker parks
-	 * once the work is done, and its EWMA then stays).
+	 * The worker sets its period at each tick with polls, just after its
+	 * pace: read until the two are seen together (the worker parks once
+	 * the work is done, and its pace then stays).
 	 */
 	for (tries = 0; tries < 1000; tries++) {
+		uint64_t pace;
+
 		read_quiet(rt, 0, &st, &h);
-		if (h.sample == hist_period_for(st.ewma_poll_ns))
+		pace = __atomic_load_n(&rt->workers[0].hist.pace_ns, __ATOMIC_RELAXED);
+		if (pace && h.sample == hist_period_for(pace))
 			break;
 		usleep(1000);
 	}
-	ck_assert_msg(tries < 1000, "period %u, EWMA %llu ns", h.sample,
-		      (unsigned long long)st.ewma_poll_ns);
+	ck_assert_msg(tries < 1000, "period %u, pace %llu ns", h.sample,
+		      (unsigned long long)rt->workers[0].hist.pace_ns);
 	/* Whatever the periods were, the timed ticks stand for every poll. */
 	read_whole(rt, 0, &st, &h);
 	ck_assert_uint_eq(poll_count(&h), h.events[BLITZ_HIST_POLL_READY] +
@@ -424,6 +428,53 @@ START_TEST(automatic_period_follows_the_poll_time)
 	ck_assert_uint_gt(poll_count(&h), 0);
 	blitz_runtime_free(rt);
 	tracer_detach();
+}
+END_TEST
+
+/*
+ * A window's period follows its own ticks, not the scheduler's EWMA with
+ * its 50 us start (worker.c), which a program traced from its start
+ * would drag through its first ~50 ticks with polls, timing most of them.
+ * hist_adapt driven tick by tick with made-up times (no clock, no
+ * runtime): the first tick's 100 ns sets the period that 100 ns gives at
+ * once, though the EWMA still reads 45 us; a timed tick's slower polls do
+ * not move it; a change of pace to 20 us polls is followed within 8
+ * ticks; and in 60 ticks of 100 ns polls only the first and those a
+ * period of 128 picks (gaps of 64 to 191 ticks) are timed.
+ */
+START_TEST(automatic_period_follows_the_window_not_the_ewma)
+{
+	struct blitz_worker *w = calloc(1, sizeof(*w));
+	struct worker_hist *h = &w->hist;
+	uint64_t ewma = 50000;
+	int timed = 0;
+
+	ck_assert_ptr_nonnull(w);
+	worker_hist_init(h, 0, BLITZ_HIST_SAMPLE_AUTO, 1);
+	w->ewma_poll_ns = ewma;
+	hist_switch(w, true, 0);
+	ck_assert(h->due);			/* a window's first tick is timed */
+	for (int tick = 0; tick < 60; tick++) {
+		w->traced = h->due ? TRACED_HIST : 0;
+		timed += h->due;
+		ewma = (100 + 9 * ewma) / 10;		/* update_interval's rule */
+		hist_adapt(w, ewma, 100);
+		if (tick == 0) {
+			ck_assert_uint_gt(ewma, 40000);
+			ck_assert_uint_eq(h->sample, hist_period_for(100));
+			ck_assert_uint_eq(h->sample, 128);
+		}
+	}
+	ck_assert_int_eq(timed, 1);
+	ck_assert_uint_eq(h->pace_ns, 100);
+	w->traced = TRACED_HIST;		/* timed: its 300 ns are not the pace */
+	hist_adapt(w, ewma, 300);
+	ck_assert_uint_eq(h->pace_ns, 100);
+	w->traced = 0;
+	for (int tick = 0; tick < 8; tick++)
+		hist_adapt(w, ewma, 20000);
+	ck_assert_uint_eq(h->sample, 1);
+	free(w);
 }
 END_TEST
 
@@ -584,6 +635,7 @@ static Suite *histogram_suite(void)
 	tcase_add_test(tc, a_window_starts_at_zero_and_ends_at_detach);
 	tcase_add_test(tc, poll_time_is_in_monotonic_ns);
 	tcase_add_test(tc, automatic_period_follows_the_poll_time);
+	tcase_add_test(tc, automatic_period_follows_the_window_not_the_ewma);
 	tcase_add_test(tc, automatic_period_keeps_the_distribution);
 	tcase_add_test(tc, timed_ticks_do_not_alias_a_periodic_workload);
 	suite_add_tcase(s, tc);
