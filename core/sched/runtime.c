@@ -91,6 +91,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	inject_init(&rt->inject);
 	idle_init(&rt->idle, c.workers);
 	owned_init(&rt->owned);
+	task_depot_init(&rt->depot);
 	atomic_init(&rt->shutdown, false);
 	atomic_init(&rt->started, false);
 	atomic_init(&rt->stopped_polling, 0);
@@ -405,6 +406,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	blocking_pool_destroy(&rt->blocking);
 	pthread_mutex_destroy(&rt->start_lock);
 	blitz_cancel_token_destroy(&rt->shutdown_token);	/* no task is left to wait on it */
+	task_depot_drain(&rt->depot);	/* no worker is left to fill it */
 	free(rt->workers);
 	free(rt);
 }

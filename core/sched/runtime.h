@@ -33,6 +33,8 @@ struct blitz_runtime {
 	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
 	struct blocking_pool blocking;		/* core/blocking/pool.c; no thread until a job */
 	struct blitz_cancel_token shutdown_token;	/* core/sched/shutdown.c */
+	/* Task blocks between the threads' lists (task_cache.h): its own lines. */
+	alignas(CACHE_LINE) struct task_depot depot;
 
 	/*
 	 * Timers (core/time/driver.c): inserted and cancelled from any thread under

@@ -387,7 +387,7 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 		errno = ENOMEM;
 		return NULL;
 	}
-	t = task_cache_alloc(sizeof(*t) + size);
+	t = task_cache_alloc(rt, sizeof(*t) + size);
 	if (!t)
 		return NULL;
 	atomic_init(&t->state, (handle ? 2 : 1) * TASK_REF_ONE | TASK_SCHEDULED |

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sched/task_cache.c - each worker's free lists of task blocks
- * (task_cache.h has the rules; docs/scheduler.md, "Task memory", the why).
+ * core/sched/task_cache.c - free task blocks: each thread's lists and the
+ * runtime's depot (task_cache.h has the rules; docs/scheduler.md, "Task
+ * memory", the why).
  *
  * The classes follow malloc's own granularity (glibc, 64-bit): a request
  * of r bytes takes a chunk of r + 8 rounded up to 16.  Class c is the chunk
@@ -12,7 +13,9 @@
  * them and cost about 170 instructions per task).  A worker keeps at most
  * TASK_CACHE_BLOCKS blocks of at most 520 bytes: 130 KiB.
  */
+#include <pthread.h>
 #include <stdlib.h>
+#include "runtime.h"
 #include "task.h"
 #include "task_cache.h"
 #include "worker.h"
@@ -56,73 +59,277 @@ void task_cache_init(struct task_cache *tc)
 		tc->head[c] = NULL;
 }
 
+/* ---------------------------------------------------------------------- */
+/* The depot                                                               */
+
+#define DEPOT_COUNT_BITS	16
+#define DEPOT_COUNT_MASK	((1u << DEPOT_COUNT_BITS) - 1)
+
+_Static_assert(TASK_DEPOT_BYTES / (16 * 6 - 8) <= DEPOT_COUNT_MASK,
+	       "the smallest class's depot count fits in the head word");
+
+static inline uint32_t depot_max(unsigned c)
+{
+	return (uint32_t)(TASK_DEPOT_BYTES / class_bytes(c));
+}
+
+void task_depot_init(struct task_depot *d)
+{
+	for (unsigned c = 0; c < TASK_CACHE_CLASSES; c++)
+		atomic_init(&d->head[c], 0);
+}
+
 /*
- * task_cache_alloc - a block for a task of @bytes (header and state): the
- * calling worker's cached block of its class, else malloc of the class's
- * size (from any thread: whoever frees the task may cache it), or of
- * @bytes itself beyond the largest class.
+ * depot_push - @b (class @c) onto @d; false if the depot is full or @b's
+ * address does not fit the head word (above 2^48: never for malloc on
+ * Linux today; such a block goes to free()).  Release: whoever takes the
+ * depot sees the link we wrote (and the block's last use, which this
+ * thread saw by dropping the last reference).  The exchange that empties
+ * it and every later push are read-modify-writes, so one acquire exchange
+ * sees every push before it.
  */
-void *task_cache_alloc(size_t bytes)
+static bool depot_push(struct task_depot *d, unsigned c, struct task_block *b)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)b;
+	/* Relaxed: only a guess at the head; the CAS checks it. */
+	uint64_t old = atomic_load_explicit(&d->head[c], memory_order_relaxed), new;
+
+	if (addr >> (64 - DEPOT_COUNT_BITS))
+		return false;
+	do {
+		if ((old & DEPOT_COUNT_MASK) >= depot_max(c))
+			return false;
+		b->next = (struct task_block *)(uintptr_t)(old >> DEPOT_COUNT_BITS);
+		new = addr << DEPOT_COUNT_BITS | ((old & DEPOT_COUNT_MASK) + 1);
+	} while (!atomic_compare_exchange_weak_explicit(&d->head[c], &old, new,
+							 memory_order_release,
+							 memory_order_relaxed));
+	return true;
+}
+
+/*
+ * depot_take - empty @d's stack of class @c into @tc's list of it (which
+ * is empty); returns the blocks taken.  Acquire: see depot_push.
+ */
+static uint32_t depot_take(struct task_depot *d, unsigned c, struct task_cache *tc)
+{
+	uint64_t x;
+
+	/* Relaxed: an empty depot is the common miss; no exchange for it. */
+	if (!atomic_load_explicit(&d->head[c], memory_order_relaxed))
+		return 0;
+	x = atomic_exchange_explicit(&d->head[c], 0, memory_order_acquire);
+	tc->head[c] = (struct task_block *)(uintptr_t)(x >> DEPOT_COUNT_BITS);
+	tc->len += (uint32_t)(x & DEPOT_COUNT_MASK);
+	return (uint32_t)(x & DEPOT_COUNT_MASK);
+}
+
+static void free_list(struct task_block *b, unsigned c)
+{
+	while (b) {
+		struct task_block *next = b->next;
+
+		block_unpoison(b, class_bytes(c));
+		free(b);
+		b = next;
+	}
+}
+
+/* task_depot_drain - the runtime is being freed, its workers gone: free every block. */
+void task_depot_drain(struct task_depot *d)
+{
+	for (unsigned c = 0; c < TASK_CACHE_CLASSES; c++) {
+		uint64_t x = atomic_exchange_explicit(&d->head[c], 0, memory_order_acquire);
+
+		free_list((struct task_block *)(uintptr_t)(x >> DEPOT_COUNT_BITS), c);
+	}
+}
+
+/* task_depot_blocks - what @d holds of the class of tasks of @bytes (for tests). */
+uint32_t task_depot_blocks(struct task_depot *d, size_t bytes)
+{
+	/* Relaxed: a snapshot. */
+	return (uint32_t)(atomic_load_explicit(&d->head[class_of(bytes)], memory_order_relaxed) &
+			  DEPOT_COUNT_MASK);
+}
+
+/* task_depot_max - the most a depot holds of the class of tasks of @bytes. */
+uint32_t task_depot_max(size_t bytes)
+{
+	return depot_max(class_of(bytes));
+}
+
+/* ---------------------------------------------------------------------- */
+/* The lists of a thread that is not a worker                              */
+
+/* initial-exec: libblitz is loaded at start-up (as hist_ready_polls). */
+static __thread struct task_cache outside_cache __attribute__((tls_model("initial-exec")));
+static __thread bool outside_registered __attribute__((tls_model("initial-exec")));
+static pthread_key_t outside_key;
+static pthread_once_t outside_once = PTHREAD_ONCE_INIT;
+static bool outside_key_ok;
+
+/* The thread exits: give its blocks back (the key's destructor, on that thread). */
+static void outside_exit(void *unused)
+{
+	(void)unused;
+	for (unsigned c = 0; c < TASK_CACHE_CLASSES; c++) {
+		free_list(outside_cache.head[c], c);
+		outside_cache.head[c] = NULL;
+	}
+	outside_cache.len = 0;
+}
+
+static void outside_key_create(void)
+{
+	outside_key_ok = pthread_key_create(&outside_key, outside_exit) == 0;
+}
+
+/*
+ * outside - the calling thread's lists, or NULL if they cannot be given
+ * back at its exit (no key: then nothing is kept).  A non-NULL value for
+ * the key makes its destructor run when the thread exits.
+ */
+static struct task_cache *outside(void)
+{
+	if (__builtin_expect(!outside_registered, 0)) {
+		pthread_once(&outside_once, outside_key_create);
+		if (!outside_key_ok || pthread_setspecific(outside_key, &outside_cache))
+			return NULL;
+		outside_registered = true;
+	}
+	return &outside_cache;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Allocation and free                                                     */
+
+/* list_pop - the first block of @tc's list @c (there is one), unpoisoned. */
+static inline void *list_pop(struct task_cache *tc, unsigned c)
+{
+	struct task_block *b = tc->head[c];
+
+	tc->head[c] = b->next;
+	tc->len--;
+	block_unpoison(b, class_bytes(c));
+	return b;
+}
+
+/* list_push - @b onto @tc's list @c, poisoned but for its link. */
+static inline void list_push(struct task_cache *tc, unsigned c, struct task_block *b)
+{
+	b->next = tc->head[c];
+	tc->head[c] = b;
+	tc->len++;
+	block_poison(b + 1, class_bytes(c) - sizeof(*b));
+}
+
+/*
+ * alloc_slow - @tc's list @c is empty (or @tc is NULL: a thread whose
+ * lists could not be set up): the whole depot's blocks, else malloc.  On
+ * a worker (@w), a block from the depot counts as a hit, malloc's as a
+ * miss.
+ */
+static __attribute__((noinline)) void *alloc_slow(struct blitz_runtime *rt, struct blitz_worker *w,
+						  struct task_cache *tc, unsigned c)
+{
+	if (tc && depot_take(&rt->depot, c, tc)) {
+		if (w)
+			stat_inc(w, task_cache_hits);
+		return list_pop(tc, c);
+	}
+	if (w)
+		stat_inc(w, task_cache_misses);
+	return malloc(class_bytes(c));
+}
+
+/* alloc_outside - task_cache_alloc on a thread that is not a worker. */
+static __attribute__((noinline)) void *alloc_outside(struct blitz_runtime *rt, unsigned c)
+{
+	struct task_cache *tc = outside();
+
+	if (tc && tc->head[c])
+		return list_pop(tc, c);
+	return alloc_slow(rt, NULL, tc, c);
+}
+
+/*
+ * task_cache_alloc - a block for a task of @bytes (header and state) that
+ * is spawned into @rt: from the calling thread's list of its class, else
+ * from @rt's depot of it, else malloc of the class's size; beyond the
+ * largest class, malloc of @bytes itself.  A worker's hit is the short
+ * path (no call, no stack frame); the rest is out of line.
+ */
+void *task_cache_alloc(struct blitz_runtime *rt, size_t bytes)
 {
 	struct blitz_worker *w = current_worker;
-	struct task_block *b;
 	unsigned c;
 
 	if (bytes > TASK_CACHE_MAX_BYTES)
 		return malloc(bytes);
 	c = class_of(bytes);
-	if (!w)
-		return malloc(class_bytes(c));
-	b = w->task_cache.head[c];
-	if (!b) {
-		stat_inc(w, task_cache_misses);
-		return malloc(class_bytes(c));
-	}
-	w->task_cache.head[c] = b->next;
-	w->task_cache.len--;
-	block_unpoison(b, class_bytes(c));
+	if (__builtin_expect(!w, 0))
+		return alloc_outside(rt, c);
+	if (__builtin_expect(!w->task_cache.head[c], 0))
+		return alloc_slow(rt, w, &w->task_cache, c);
 	stat_inc(w, task_cache_hits);
-	return b;
+	return list_pop(&w->task_cache, c);
 }
 
 /*
- * task_cache_free - @t's last reference is gone: keep its block on the
- * calling worker's list of its class while the worker holds fewer than
- * TASK_CACHE_BLOCKS, else free().
+ * free_slow - the calling worker's lists are full, or the caller is not
+ * a worker: a worker's block goes to its runtime's depot while that has
+ * room, another thread's onto its own list while it has room; anything
+ * else to free().
+ */
+static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct task_block *b,
+						unsigned c)
+{
+	if (!w) {
+		struct task_cache *tc = outside();
+
+		if (tc && tc->len < TASK_CACHE_BLOCKS) {
+			list_push(tc, c, b);
+			return;
+		}
+	} else {
+		block_poison(b + 1, class_bytes(c) - sizeof(*b));
+		if (depot_push(&w->rt->depot, c, b))
+			return;
+		block_unpoison(b, class_bytes(c));
+	}
+	free(b);
+}
+
+/*
+ * task_cache_free - @t's last reference is gone: onto the calling
+ * thread's list of its class while that thread holds fewer than
+ * TASK_CACHE_BLOCKS; else, on a worker, into its runtime's depot; else
+ * free().
  */
 void task_cache_free(struct blitz_task *t)
 {
 	struct blitz_worker *w = current_worker;
 	size_t bytes = sizeof(*t) + t->state_size;
-	struct task_block *b = (struct task_block *)t;
 	unsigned c;
 
-	if (!w || bytes > TASK_CACHE_MAX_BYTES) {
-		free(t);
-		return;
-	}
-	if (w->task_cache.len >= TASK_CACHE_BLOCKS) {
+	if (bytes > TASK_CACHE_MAX_BYTES) {
 		free(t);
 		return;
 	}
 	c = class_of(bytes);
-	b->next = w->task_cache.head[c];
-	w->task_cache.head[c] = b;
-	w->task_cache.len++;
-	block_poison(b + 1, class_bytes(c) - sizeof(*b));
+	if (__builtin_expect(w && w->task_cache.len < TASK_CACHE_BLOCKS, 1))
+		list_push(&w->task_cache, c, (struct task_block *)t);
+	else
+		free_slow(w, (struct task_block *)t, c);
 }
 
 /* task_cache_drain - @w's thread, as it exits: give every cached block back. */
 void task_cache_drain(struct blitz_worker *w)
 {
 	for (unsigned c = 0; c < TASK_CACHE_CLASSES; c++) {
-		struct task_block *b;
-
-		while ((b = w->task_cache.head[c])) {
-			w->task_cache.head[c] = b->next;
-			block_unpoison(b, class_bytes(c));
-			free(b);
-		}
+		free_list(w->task_cache.head[c], c);
+		w->task_cache.head[c] = NULL;
 	}
 	w->task_cache.len = 0;
 }

@@ -1,24 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/task_cache.h - each worker's free lists of task blocks
- * (docs/scheduler.md, "Task memory").
+ * core/sched/task_cache.h - free task blocks: each worker's lists, each
+ * other thread's, and the runtime's depot between them (docs/scheduler.md,
+ * "Task memory").
  *
  * A task of up to TASK_CACHE_MAX_BYTES (header and state) lives in a block
  * of its size class, whichever thread allocates it; a larger one is a plain
  * malloc of its size.  A block freed on a worker goes to that worker's list
- * of its class, unless the worker caches TASK_CACHE_BLOCKS already; freed
- * anywhere else, or beyond the bound, it goes back to free().  A worker
- * allocates from its own lists first.
+ * of its class, unless the worker holds TASK_CACHE_BLOCKS already; then to
+ * its runtime's depot of the class, unless that holds depot_max(class)
+ * blocks; then to free().  A block freed on any other thread goes to that
+ * thread's lists (the same bound), else to free().  An allocation takes a
+ * block from the calling thread's list of its class; if that is empty,
+ * the whole depot of the class (the runtime's it spawns into); if that is
+ * empty too, malloc.  So a burst of tasks that one thread spawns and a
+ * worker frees (a remote spawn, a burst beyond a worker's bound) comes
+ * back to the next burst instead of to malloc.
  *
  * Invariants:
- *  - The lists are touched only by their worker's thread (through
- *    current_worker), so they need no lock and no atomics.
- *  - A block on a list is a live malloc block of exactly its class's size;
- *    under AddressSanitizer all of it but the link is poisoned.
+ *  - A thread's lists are touched only by that thread (a worker's through
+ *    current_worker, another's are thread-local), so they need no lock and
+ *    no atomics.
+ *  - The depot is a stack per class that is pushed one block at a time and
+ *    emptied whole (one exchange), never popped one by one: no push ever
+ *    reads a block on it, so there is no ABA.  Its head word packs the top
+ *    block's address (shifted up 16) and the number of blocks (low 16).
+ *  - A block on a list or in the depot is a live malloc block of exactly
+ *    its class's size; under AddressSanitizer all of it but the link is
+ *    poisoned.
  *  - The class of a task is a function of its state_size, which never
  *    changes: the freeing thread finds the same class as the allocating one.
  *  - A worker empties its lists as it exits (task_cache_drain) and clears
- *    current_worker after, so nothing is cached after the drain.
+ *    current_worker after; another thread's lists are emptied at its exit
+ *    (a thread-specific key's destructor); the depot when its runtime is
+ *    freed (task_depot_drain), after its workers are gone.
  */
 #ifndef BLITZ_CORE_TASK_CACHE_H
 #define BLITZ_CORE_TASK_CACHE_H
@@ -30,6 +45,8 @@
 #define TASK_CACHE_BLOCKS	256	/* what one worker may hold, all classes together */
 #define TASK_CACHE_CLASSES	28	/* 16-byte steps from 88 to 520 bytes (task_cache.c) */
 
+#define TASK_DEPOT_BYTES	(4u << 20)	/* what a depot may hold per class */
+
 struct task_block {
 	struct task_block *next;
 };
@@ -39,12 +56,22 @@ struct task_cache {
 	struct task_block *head[TASK_CACHE_CLASSES];
 };
 
+/* A runtime's depot: per class, (top block << 16) | blocks; 0 when empty. */
+struct task_depot {
+	_Atomic uint64_t head[TASK_CACHE_CLASSES];
+};
+
 struct blitz_worker;
+struct blitz_runtime;
 struct blitz_task;
 
 void task_cache_init(struct task_cache *tc);
-void *task_cache_alloc(size_t bytes);
+void *task_cache_alloc(struct blitz_runtime *rt, size_t bytes);
 void task_cache_free(struct blitz_task *t);
 void task_cache_drain(struct blitz_worker *w);
+void task_depot_init(struct task_depot *d);
+void task_depot_drain(struct task_depot *d);
+uint32_t task_depot_blocks(struct task_depot *d, size_t bytes);
+uint32_t task_depot_max(size_t bytes);
 
 #endif

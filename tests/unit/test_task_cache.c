@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_task_cache.c - the workers' caches of task blocks
- * (core/sched/task_cache.h): what is reused, the bound, the sizes that are
- * not cached.  One worker, so that every spawn and every free of the
- * tasks under test happens on it, in an order the test knows; the counts
- * are read by the root task on that worker, before and after.
+ * test_task_cache.c - the caches of task blocks (core/sched/task_cache.h):
+ * what is reused, the bounds of a worker's lists and of the runtime's
+ * depot, the sizes that are not cached, a remote spawner's reuse.  One
+ * worker, so that every spawn and every free of the tasks under test
+ * happens on it, in an order the test knows; the counts are read by the
+ * root task on that worker, before and after.
  */
+#include <pthread.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <blitz.h>
+#include "../../core/sched/runtime.h"
 #include "../../core/sched/task.h"
 #include "../../core/sched/task_cache.h"
 #include "suites.h"
@@ -146,6 +150,7 @@ struct burst_root {
 	struct blitz_oneshot done;
 	_Atomic int left;
 	size_t size;			/* the tasks' state size */
+	int n;				/* tasks per round */
 	int round, bad;
 	uint64_t hits[3], misses[3];	/* before round 0, after round 0, after round 1 */
 };
@@ -160,8 +165,8 @@ static enum blitz_poll burst_root_poll(void *arg, struct blitz_cx *cx)
 	counts(cx, &r->hits[0], &r->misses[0], &r->bad);
 	for (r->round = 0; r->round < 2; r->round++) {
 		blitz_oneshot_init(&r->done);
-		atomic_store(&r->left, BURST);
-		for (int i = 0; i < BURST; i++) {
+		atomic_store(&r->left, r->n);
+		for (int i = 0; i < r->n; i++) {
 			struct burst_task t = { &r->left, &r->done, { 0 } };
 
 			if (blitz_spawn_detached(NULL, &burst_vt, &t, r->size))
@@ -175,29 +180,176 @@ static enum blitz_poll burst_root_poll(void *arg, struct blitz_cx *cx)
 }
 static const struct blitz_task_vtable burst_root_vt = BLITZ_TASK_VTABLE(burst_root_poll, NULL);
 
-START_TEST(a_worker_keeps_at_most_the_bound)
+/*
+ * A burst beyond the worker's bound: round 0 starts empty and mallocs
+ * every block; its frees fill the worker's lists to TASK_CACHE_BLOCKS and
+ * put the rest in the depot; round 1 takes the lists, then the whole
+ * depot at its first miss: every spawn a hit.
+ */
+START_TEST(a_burst_beyond_the_bound_comes_back_from_the_depot)
 {
-	struct burst_root r = { .size = offsetof(struct burst_task, pad) };
+	struct burst_root r = { .size = offsetof(struct burst_task, pad), .n = BURST };
 
 	ck_assert_int_eq(blitz_block_on(rt, &burst_root_vt, &r, sizeof(r)), 0);
 	ck_assert_int_eq(r.bad, 0);
-	/* Round 0 starts empty; it leaves TASK_CACHE_BLOCKS blocks for round 1. */
 	ck_assert_uint_eq(r.hits[1] - r.hits[0], 0);
 	ck_assert_uint_eq(r.misses[1] - r.misses[0], BURST);
-	ck_assert_uint_eq(r.hits[2] - r.hits[1], TASK_CACHE_BLOCKS);
-	ck_assert_uint_eq(r.misses[2] - r.misses[1], BURST - TASK_CACHE_BLOCKS);
+	ck_assert_uint_eq(r.hits[2] - r.hits[1], BURST);
+	ck_assert_uint_eq(r.misses[2] - r.misses[1], 0);
+}
+END_TEST
+
+/*
+ * The depot holds at most task_depot_max() blocks of a class: a burst of
+ * the worker's bound, the depot's and 100 more gives 100 blocks to
+ * free(), and the next burst mallocs those 100.
+ */
+START_TEST(the_depot_keeps_at_most_its_bound)
+{
+	size_t size = offsetof(struct burst_task, pad);
+	uint32_t max = task_depot_max(sizeof(struct blitz_task) + size);
+	struct burst_root r = { .size = size, .n = (int)(TASK_CACHE_BLOCKS + max + 100) };
+
+	ck_assert_uint_gt(max, TASK_CACHE_BLOCKS);
+	ck_assert_int_eq(blitz_block_on(rt, &burst_root_vt, &r, sizeof(r)), 0);
+	ck_assert_int_eq(r.bad, 0);
+	ck_assert_uint_eq(r.misses[1] - r.misses[0], (uint64_t)r.n);
+	ck_assert_uint_eq(r.hits[2] - r.hits[1], TASK_CACHE_BLOCKS + max);
+	ck_assert_uint_eq(r.misses[2] - r.misses[1], 100);
 }
 END_TEST
 
 START_TEST(a_large_task_is_not_cached)
 {
-	struct burst_root r = { .size = sizeof(struct burst_task) };
+	struct burst_root r = { .size = sizeof(struct burst_task), .n = BURST };
 
 	ck_assert_uint_gt(sizeof(struct blitz_task) + r.size, TASK_CACHE_MAX_BYTES);
 	ck_assert_int_eq(blitz_block_on(rt, &burst_root_vt, &r, sizeof(r)), 0);
 	ck_assert_int_eq(r.bad, 0);
 	ck_assert_uint_eq(r.hits[2], r.hits[0]);
 	ck_assert_uint_eq(r.misses[2], r.misses[0]);
+}
+END_TEST
+
+/* A detached task that counts itself done. */
+static _Atomic int remote_done;
+
+static enum blitz_poll remote_poll(void *arg, struct blitz_cx *cx)
+{
+	atomic_fetch_add_explicit(&remote_done, 1, memory_order_relaxed);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable remote_vt = BLITZ_TASK_VTABLE(remote_poll, NULL);
+
+/*
+ * Until the depot holds at least @n blocks of @bytes' class (a minute at
+ * most); the runtime's own tasks of that class may add to them.
+ */
+static void wait_depot(struct blitz_runtime *r, size_t bytes, uint32_t n)
+{
+	for (int i = 0; i < 60000 && task_depot_blocks(&r->depot, bytes) < n; i++)
+		usleep(1000);
+	ck_assert_uint_ge(task_depot_blocks(&r->depot, bytes), n);
+}
+
+/* A task (of another class than remote_vt's) that keeps its worker until released. */
+struct hold {
+	_Atomic int *release;
+	char pad[200];
+};
+
+static enum blitz_poll hold_poll(void *arg, struct blitz_cx *cx)
+{
+	struct hold *s = arg;
+
+	while (!atomic_load_explicit(s->release, memory_order_acquire))
+		usleep(100);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable hold_vt = BLITZ_TASK_VTABLE(hold_poll, NULL);
+
+/*
+ * A remote burst (spawned by this thread, not a worker, while the worker
+ * is held, so that no block comes back during it): the worker then frees
+ * each task, keeping TASK_CACHE_BLOCKS and putting the rest in the depot;
+ * this thread's next spawn takes the whole depot, and the spawns after it
+ * come from this thread's own lists (the depot stays empty).
+ */
+START_TEST(a_remote_burst_comes_back_to_the_spawner)
+{
+	size_t bytes = sizeof(struct blitz_task);
+	_Atomic int release = 0;
+	struct hold hold = { &release, { 0 } };
+	struct blitz_task *h[3];
+
+	atomic_store(&remote_done, 0);
+	ck_assert_int_eq(blitz_spawn_detached(rt, &hold_vt, &hold, sizeof(hold)), 0);
+	for (int i = 0; i < BURST; i++)
+		ck_assert_int_eq(blitz_spawn_detached(rt, &remote_vt, NULL, 0), 0);
+	ck_assert_uint_eq(task_depot_blocks(&rt->depot, bytes), 0);
+	atomic_store_explicit(&release, 1, memory_order_release);
+	wait_depot(rt, bytes, BURST - TASK_CACHE_BLOCKS);
+	/* Handles: their last reference is ours, so none goes back to the worker. */
+	for (int i = 0; i < 3; i++) {
+		ck_assert_ptr_nonnull(h[i] = blitz_spawn(rt, &remote_vt, NULL, 0));
+		ck_assert_uint_eq(task_depot_blocks(&rt->depot, bytes), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(blitz_join(h[i]), 0);
+		blitz_task_release(h[i]);
+	}
+	ck_assert_int_eq(atomic_load(&remote_done), BURST + 3);
+}
+END_TEST
+
+/*
+ * Threads that are not workers spawn bursts into two workers, and free
+ * some tasks themselves (handles): every task runs once, and (under the
+ * sanitizers, which CI runs this under) no block is used after its free,
+ * leaked or raced on, through the depot's pushes and whole takes and the
+ * threads' lists given back at their exit.
+ */
+enum { SPAWNERS = 3, ROUNDS = 40, PER_ROUND = 600 };
+
+static void *spawner(void *arg)
+{
+	struct blitz_runtime *r = arg;
+
+	for (int round = 0; round < ROUNDS; round++) {
+		struct blitz_task *h[PER_ROUND / 8];
+
+		for (int i = 0; i < PER_ROUND; i++) {
+			if (i % 8 == 0)
+				h[i / 8] = blitz_spawn(r, &remote_vt, NULL, 0);
+			else if (blitz_spawn_detached(r, &remote_vt, NULL, 0))
+				return (void *)1;
+		}
+		for (int i = 0; i < PER_ROUND / 8; i++) {
+			if (!h[i] || blitz_join(h[i]))
+				return (void *)1;
+			blitz_task_release(h[i]);
+		}
+	}
+	return NULL;
+}
+
+START_TEST(remote_spawners_share_the_depot)
+{
+	struct blitz_runtime *r2 = test_runtime(2);
+	pthread_t th[SPAWNERS];
+
+	atomic_store(&remote_done, 0);
+	for (int i = 0; i < SPAWNERS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, spawner, r2), 0);
+	for (int i = 0; i < SPAWNERS; i++) {
+		void *ret;
+
+		ck_assert_int_eq(pthread_join(th[i], &ret), 0);
+		ck_assert_ptr_null(ret);
+	}
+	ck_assert_int_eq(blitz_runtime_drain(r2, 60ull * 1000000000), 0);
+	ck_assert_int_eq(atomic_load(&remote_done), SPAWNERS * ROUNDS * PER_ROUND);
+	blitz_runtime_free(r2);
 }
 END_TEST
 
@@ -208,8 +360,11 @@ static Suite *task_cache_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_chain_reuses_the_block_of_the_link_before_last);
-	tcase_add_test(tc, a_worker_keeps_at_most_the_bound);
+	tcase_add_test(tc, a_burst_beyond_the_bound_comes_back_from_the_depot);
+	tcase_add_test(tc, the_depot_keeps_at_most_its_bound);
 	tcase_add_test(tc, a_large_task_is_not_cached);
+	tcase_add_test(tc, a_remote_burst_comes_back_to_the_spawner);
+	tcase_add_test(tc, remote_spawners_share_the_depot);
 	suite_add_tcase(s, tc);
 	return s;
 }
