@@ -10,8 +10,10 @@
  * so a class's block costs malloc no more than the task's own size would,
  * and a miss on a small task still lands in malloc's fast bins (rounding
  * up to coarser classes moved the 88-byte tasks of spawn_many_local out of
- * them and cost about 170 instructions per task).  A worker keeps at most
- * TASK_CACHE_BLOCKS blocks of at most 520 bytes: 130 KiB.
+ * them and cost about 170 instructions per task).  A thread keeps at most
+ * TASK_CACHE_BLOCKS blocks of at most 520 bytes that it freed itself
+ * (130 KiB), and whatever it took from a depot (at most TASK_DEPOT_BYTES
+ * per class) until it spawns them.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -162,9 +164,16 @@ uint32_t task_depot_max(size_t bytes)
 /* ---------------------------------------------------------------------- */
 /* The lists of a thread that is not a worker                              */
 
-/* initial-exec: libblitz is loaded at start-up (as hist_ready_polls). */
+/*
+ * initial-exec: libblitz is loaded at start-up (as hist_ready_polls).
+ * outside_state: OUTSIDE_NEW until the thread's first use registers the
+ * key; OUTSIDE_DEAD once the key's destructor has given the lists back
+ * (another destructor may still spawn or free a task after ours: that
+ * thread then uses malloc and free, and nothing is left behind).
+ */
+enum { OUTSIDE_NEW, OUTSIDE_LIVE, OUTSIDE_DEAD };
 static __thread struct task_cache outside_cache __attribute__((tls_model("initial-exec")));
-static __thread bool outside_registered __attribute__((tls_model("initial-exec")));
+static __thread unsigned char outside_state __attribute__((tls_model("initial-exec")));
 static pthread_key_t outside_key;
 static pthread_once_t outside_once = PTHREAD_ONCE_INIT;
 static bool outside_key_ok;
@@ -173,11 +182,24 @@ static bool outside_key_ok;
 static void outside_exit(void *unused)
 {
 	(void)unused;
+	outside_state = OUTSIDE_DEAD;
 	for (unsigned c = 0; c < TASK_CACHE_CLASSES; c++) {
 		free_list(outside_cache.head[c], c);
 		outside_cache.head[c] = NULL;
 	}
 	outside_cache.len = 0;
+}
+
+/* task_cache_thread_exit - what the key's destructor does (tests call it). */
+void task_cache_thread_exit(void)
+{
+	outside_exit(NULL);
+}
+
+/* task_cache_thread_blocks - what the calling thread's lists hold (for tests). */
+uint32_t task_cache_thread_blocks(void)
+{
+	return outside_cache.len;
 }
 
 static void outside_key_create(void)
@@ -186,17 +208,20 @@ static void outside_key_create(void)
 }
 
 /*
- * outside - the calling thread's lists, or NULL if they cannot be given
- * back at its exit (no key: then nothing is kept).  A non-NULL value for
- * the key makes its destructor run when the thread exits.
+ * outside - the calling thread's lists, or NULL if they could not be
+ * given back at its exit (no key, or after its destructor ran): then
+ * nothing is kept.  A non-NULL value for the key makes its destructor run
+ * when the thread exits.
  */
 static struct task_cache *outside(void)
 {
-	if (__builtin_expect(!outside_registered, 0)) {
+	if (__builtin_expect(outside_state != OUTSIDE_LIVE, 0)) {
+		if (outside_state == OUTSIDE_DEAD)
+			return NULL;
 		pthread_once(&outside_once, outside_key_create);
 		if (!outside_key_ok || pthread_setspecific(outside_key, &outside_cache))
 			return NULL;
-		outside_registered = true;
+		outside_state = OUTSIDE_LIVE;
 	}
 	return &outside_cache;
 }

@@ -30,6 +30,10 @@
  *    poisoned.
  *  - The class of a task is a function of its state_size, which never
  *    changes: the freeing thread finds the same class as the allocating one.
+ *  - A thread holds at most TASK_CACHE_BLOCKS blocks that it freed itself,
+ *    plus what it took from a depot (at most depot_max of a class per
+ *    take) until it spawns them: a take is whole, so a thread that takes
+ *    a depot a burst left full holds up to TASK_DEPOT_BYTES of that class.
  *  - A worker empties its lists as it exits (task_cache_drain) and clears
  *    current_worker after; another thread's lists are emptied at its exit
  *    (a thread-specific key's destructor); the depot when its runtime is
@@ -42,7 +46,7 @@
 #include <stdint.h>
 
 #define TASK_CACHE_MAX_BYTES	512	/* larger tasks are not cached */
-#define TASK_CACHE_BLOCKS	256	/* what one worker may hold, all classes together */
+#define TASK_CACHE_BLOCKS	256	/* a thread's lists take its frees while they hold fewer (all classes) */
 #define TASK_CACHE_CLASSES	28	/* 16-byte steps from 88 to 520 bytes (task_cache.c) */
 
 #define TASK_DEPOT_BYTES	(4u << 20)	/* what a depot may hold per class */
@@ -73,5 +77,7 @@ void task_depot_init(struct task_depot *d);
 void task_depot_drain(struct task_depot *d);
 uint32_t task_depot_blocks(struct task_depot *d, size_t bytes);
 uint32_t task_depot_max(size_t bytes);
+void task_cache_thread_exit(void);
+uint32_t task_cache_thread_blocks(void);
 
 #endif

@@ -241,15 +241,12 @@ static enum blitz_poll remote_poll(void *arg, struct blitz_cx *cx)
 }
 static const struct blitz_task_vtable remote_vt = BLITZ_TASK_VTABLE(remote_poll, NULL);
 
-/*
- * Until the depot holds at least @n blocks of @bytes' class (a minute at
- * most); the runtime's own tasks of that class may add to them.
- */
+/* Until the depot holds @n blocks of @bytes' class (a minute at most). */
 static void wait_depot(struct blitz_runtime *r, size_t bytes, uint32_t n)
 {
-	for (int i = 0; i < 60000 && task_depot_blocks(&r->depot, bytes) < n; i++)
+	for (int i = 0; i < 60000 && task_depot_blocks(&r->depot, bytes) != n; i++)
 		usleep(1000);
-	ck_assert_uint_ge(task_depot_blocks(&r->depot, bytes), n);
+	ck_assert_uint_eq(task_depot_blocks(&r->depot, bytes), n);
 }
 
 /* A task (of another class than remote_vt's) that keeps its worker until released. */
@@ -273,22 +270,30 @@ static const struct blitz_task_vtable hold_vt = BLITZ_TASK_VTABLE(hold_poll, NUL
  * is held, so that no block comes back during it): the worker then frees
  * each task, keeping TASK_CACHE_BLOCKS and putting the rest in the depot;
  * this thread's next spawn takes the whole depot, and the spawns after it
- * come from this thread's own lists (the depot stays empty).
+ * come from this thread's own lists (the depot stays empty).  The held
+ * task's handle is ours, so its block is freed here, not on the worker:
+ * the worker's lists hold the burst's blocks only, and the depot's count
+ * reaches BURST - TASK_CACHE_BLOCKS with the burst's last free, not
+ * before.  Assumes Check's fork mode (a fresh process, so this thread's
+ * lists start empty).
  */
 START_TEST(a_remote_burst_comes_back_to_the_spawner)
 {
 	size_t bytes = sizeof(struct blitz_task);
 	_Atomic int release = 0;
 	struct hold hold = { &release, { 0 } };
-	struct blitz_task *h[3];
+	struct blitz_task *held, *h[3];
 
 	atomic_store(&remote_done, 0);
-	ck_assert_int_eq(blitz_spawn_detached(rt, &hold_vt, &hold, sizeof(hold)), 0);
+	ck_assert_ptr_nonnull(held = blitz_spawn(rt, &hold_vt, &hold, sizeof(hold)));
 	for (int i = 0; i < BURST; i++)
 		ck_assert_int_eq(blitz_spawn_detached(rt, &remote_vt, NULL, 0), 0);
 	ck_assert_uint_eq(task_depot_blocks(&rt->depot, bytes), 0);
 	atomic_store_explicit(&release, 1, memory_order_release);
 	wait_depot(rt, bytes, BURST - TASK_CACHE_BLOCKS);
+	ck_assert_int_eq(atomic_load(&remote_done), BURST);
+	ck_assert_int_eq(blitz_join(held), 0);
+	blitz_task_release(held);
 	/* Handles: their last reference is ours, so none goes back to the worker. */
 	for (int i = 0; i < 3; i++) {
 		ck_assert_ptr_nonnull(h[i] = blitz_spawn(rt, &remote_vt, NULL, 0));
@@ -299,6 +304,39 @@ START_TEST(a_remote_burst_comes_back_to_the_spawner)
 		blitz_task_release(h[i]);
 	}
 	ck_assert_int_eq(atomic_load(&remote_done), BURST + 3);
+}
+END_TEST
+
+/*
+ * A thread whose lists were given back at its exit (the key's destructor)
+ * and that frees or spawns again, as a later destructor may: malloc and
+ * free from then on, nothing kept on lists nobody will empty.  Run on a
+ * thread of its own; the destructor is called directly, as glibc would.
+ */
+static void *after_exit(void *arg)
+{
+	struct blitz_runtime *r = arg;
+	struct blitz_task *t = blitz_spawn(r, &remote_vt, NULL, 0);
+
+	if (!t || blitz_join(t))
+		return (void *)1;
+	blitz_task_release(t);		/* onto this thread's list */
+	task_cache_thread_exit();	/* what the key's destructor does */
+	t = blitz_spawn(r, &remote_vt, NULL, 0);
+	if (!t || blitz_join(t))
+		return (void *)1;
+	blitz_task_release(t);		/* to free(): the lists are gone */
+	return task_cache_thread_blocks() == 0 ? NULL : (void *)2;
+}
+
+START_TEST(a_thread_past_its_exit_keeps_nothing)
+{
+	pthread_t th;
+	void *ret;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, after_exit, rt), 0);
+	ck_assert_int_eq(pthread_join(th, &ret), 0);
+	ck_assert_ptr_null(ret);
 }
 END_TEST
 
@@ -364,6 +402,7 @@ static Suite *task_cache_suite(void)
 	tcase_add_test(tc, the_depot_keeps_at_most_its_bound);
 	tcase_add_test(tc, a_large_task_is_not_cached);
 	tcase_add_test(tc, a_remote_burst_comes_back_to_the_spawner);
+	tcase_add_test(tc, a_thread_past_its_exit_keeps_nothing);
 	tcase_add_test(tc, remote_spawners_share_the_depot);
 	suite_add_tcase(s, tc);
 	return s;
