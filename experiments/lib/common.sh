@@ -19,6 +19,15 @@ exp_usage() {
 	echo "  --build DIR  the build directory to use (default build)"
 }
 
+# header_help FILE ARG: if ARG asks for help (-h, --help), print FILE's
+# leading comment (its usage) and exit 0; for the scripts that take their
+# options from the environment and pass the rest on to a benchmark.
+header_help() {
+	case ${2:-} in
+	-h|--help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$1"; exit 0 ;;
+	esac
+}
+
 # exp_die MESSAGE: a bad command line, in one line, and exit 2.
 exp_die() {
 	echo "$0: $*" >&2

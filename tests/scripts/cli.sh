@@ -24,6 +24,25 @@ refuses() {
 	fail=1
 }
 
+# helps NAME CMD...: CMD --help prints a usage and exits 0 without running
+# anything (the peers' scripts pass the options they do not know on to a
+# benchmark: their --help once started a whole run).
+helps() {
+	local name=$1 rc=0
+	shift
+	timeout 20 "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
+	n=$((n + 1))
+	if [ $rc -eq 0 ] && grep -q 'usage:' "$tmp/out" && ! grep -q '^round ' "$tmp/err"; then
+		return
+	fi
+	echo "FAIL $name: exit $rc, or no usage on stdout, or it started a run:"
+	head -n 4 "$tmp/err" | sed 's/^/  /'
+	fail=1
+}
+for r in run-sched run-echo run-sync run-blocking; do
+	helps "peers/$r --help" "$src/experiments/peers/$r" --help
+done
+
 for b in "$obj"/bin/*-bench; do
 	p=$(basename "$b")
 	refuses "$p --no-such-option" "$b" --no-such-option
@@ -82,5 +101,5 @@ refuses "scripts/gen-autoconf (no arguments)" "$src/scripts/gen-autoconf"
 refuses "scripts/gen-autoconf /nonexistent" "$src/scripts/gen-autoconf" /nonexistent
 refuses "scripts/gen-probes (no arguments)" "$src/scripts/gen-probes"
 
-[ $fail -eq 1 ] || echo "ok   $n bad command lines, each refused in one line with a non-zero exit"
+[ $fail -eq 1 ] || echo "ok   $n command lines: each bad one refused in one line with a non-zero exit, each --help answered"
 exit $fail
