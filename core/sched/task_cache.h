@@ -8,12 +8,14 @@
  * of its size class, whichever thread allocates it; a larger one is a plain
  * malloc of its size.  A block freed on a worker goes to that worker's list
  * of its class, unless the worker holds TASK_CACHE_BLOCKS already; then to
- * its runtime's depot of the class, unless that holds depot_max(class)
- * blocks; then to free().  A block freed on any other thread goes to that
+ * its runtime's depot of the class, TASK_DEPOT_BATCH at a time (a chain
+ * kept in the worker's outbox until then), unless that would hold more
+ * than depot_max(class) blocks; then to free().  A block freed on any other thread goes to that
  * thread's lists (the same bound), else to free().  An allocation takes a
  * block from the calling thread's list of its class; if that is empty,
  * the whole depot of the class (the runtime's it spawns into); if that is
- * empty too, malloc.  So a burst of tasks that one thread spawns and a
+ * empty too (a worker first takes its own outbox's chain), malloc.  So a
+ * burst of tasks that one thread spawns and a
  * worker frees (a remote spawn, a burst beyond a worker's bound) comes
  * back to the next burst instead of to malloc.
  *
@@ -50,6 +52,7 @@
 #define TASK_CACHE_CLASSES	28	/* 16-byte steps from 88 to 520 bytes (task_cache.c) */
 
 #define TASK_DEPOT_BYTES	(4u << 20)	/* what a depot may hold per class */
+#define TASK_DEPOT_BATCH	64		/* a worker's blocks go to the depot this many at a time */
 
 struct task_block {
 	struct task_block *next;
@@ -58,6 +61,15 @@ struct task_block {
 struct task_cache {
 	uint32_t len;				/* blocks on all the lists */
 	struct task_block *head[TASK_CACHE_CLASSES];
+};
+
+/*
+ * A worker's blocks on their way to the depot: a chain per class, pushed
+ * whole (one compare-and-swap) when it holds TASK_DEPOT_BATCH.
+ */
+struct task_outbox {
+	struct task_block *head[TASK_CACHE_CLASSES], *tail[TASK_CACHE_CLASSES];
+	uint32_t n[TASK_CACHE_CLASSES];
 };
 
 /* A runtime's depot: per class, (top block << 16) | blocks; 0 when empty. */
@@ -70,6 +82,7 @@ struct blitz_runtime;
 struct blitz_task;
 
 void task_cache_init(struct task_cache *tc);
+void task_outbox_init(struct task_outbox *o);
 void *task_cache_alloc(struct blitz_runtime *rt, size_t bytes);
 void task_cache_free(struct blitz_task *t);
 void task_cache_drain(struct blitz_worker *w);

@@ -82,6 +82,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->rng[1] = splitmix64(&seed);
 	w->batch_head = w->batch_len = 0;
 	task_cache_init(&w->task_cache);
+	task_outbox_init(&w->task_outbox);
 	w->help = NULL;
 	w->stack_limit = 0;
 	w->helped_ns = 0;

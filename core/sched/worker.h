@@ -66,6 +66,7 @@ struct blitz_worker {
 	struct blitz_task *batch[BLITZ_BATCH_BUFFER];
 	pthread_t thread;
 	struct task_cache task_cache;		/* task_cache.h: free task blocks, owner-only */
+	struct task_outbox task_outbox;		/* task_cache.h: blocks bound for the depot, owner-only */
 	struct help_frame *help;		/* help.c: the innermost join helping on this stack */
 	uintptr_t stack_limit;			/* help.c: a join below this address does not help */
 	uint64_t helped_ns;			/* help.c: ns inside joins (tick() subtracts them) */
