@@ -70,6 +70,21 @@ else
 			bad "$run: $(cat "$tmp/err")"
 		fi
 	done
+	# Starved for the whole window (stopped before the warm-up ends, let go
+	# well after the window's end): the window waits for its first round
+	# trip instead of closing at the wake that opened it with none.
+	"$lg" --connections 2 --duration 0.3 --warmup 1 --server-pid "$server" --label blitz "$addr" \
+		> "$tmp/line" 2> "$tmp/err" &
+	lgp=$!
+	sleep 0.3
+	kill -STOP $lgp 2>/dev/null || true
+	sleep 2
+	kill -CONT $lgp 2>/dev/null || true
+	if wait $lgp && check_json "$tmp/line" "stopped through its window" 0; then
+		ok "a load generator stopped through its whole window still measures: $(cat "$tmp/line")"
+	else
+		bad "stopped through its window: $(cat "$tmp/line" "$tmp/err")"
+	fi
 	kill "$server"
 fi
 

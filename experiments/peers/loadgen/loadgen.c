@@ -32,8 +32,12 @@
  * on until EAGAIN.
  *
  * The measured window opens at the first wake after --warmup seconds and
- * closes at the first wake after --duration more; round trips that end in it
- * are counted, and the CPU time of the load generator (getrusage) and, with
+ * closes at the first wake --duration after that (not after the warm-up's
+ * planned end: a load generator starved of its CPU past the planned window,
+ * on a machine busier than it has CPUs, closed it at the wake that opened
+ * it and reported nothing) at which a round trip has ended in it (at most
+ * MAX_EXTEND_NS later it closes anyway); round trips that end in it are
+ * counted, and the CPU time of the load generator (getrusage) and, with
  * --server-pid, of the server (utime + stime of /proc/PID/stat, every
  * thread) are read at both ends, so "cpu per message" divides the CPU of the
  * window by its messages.
@@ -390,6 +394,9 @@ static void mark(struct gen *g, struct cpu_mark *m)
 	m->server_ok = g->o->server_pid && server_cpu_ns(g->o->server_pid, &m->server_ns);
 }
 
+/* How long past --duration the window waits for its first round trip. */
+#define MAX_EXTEND_NS	(10ull * 1000000000ull)
+
 static void run(struct gen *g)
 {
 	struct epoll_event evs[MAX_EVENTS];
@@ -411,8 +418,9 @@ static void run(struct gen *g)
 		if (!g->measuring && g->now >= start) {
 			mark(g, &g->from);
 			g->measuring = true;
+			end = g->now + (uint64_t)(g->o->duration * 1e9);
 		}
-		if (g->now >= end) {
+		if (g->now >= end && (g->msgs > 0 || g->now >= end + MAX_EXTEND_NS)) {
 			mark(g, &g->to);
 			return;
 		}
