@@ -97,6 +97,9 @@ refuses "tools/bpftrace/run nosuch" "$src/tools/bpftrace/run" nosuch "$obj/lib/l
 
 refuses "scripts/install-deps --no-such-option" "$src/scripts/install-deps" --no-such-option
 refuses "scripts/stop-bpftrace abc" "$src/scripts/stop-bpftrace" abc
+refuses "scripts/fresh-clone-check -n 0" "$src/scripts/fresh-clone-check" -n 0
+refuses "scripts/fresh-clone-check -c (not a commit)" "$src/scripts/fresh-clone-check" -c no-such-commit
+refuses "scripts/fresh-clone-check extra argument" "$src/scripts/fresh-clone-check" extra
 refuses "scripts/gen-autoconf (no arguments)" "$src/scripts/gen-autoconf"
 refuses "scripts/gen-autoconf /nonexistent" "$src/scripts/gen-autoconf" /nonexistent
 refuses "scripts/gen-probes (no arguments)" "$src/scripts/gen-probes"

@@ -32,7 +32,7 @@ for f in docs:
                 bad.append(f"{f}:{n}: {p} does not exist")
 
 # `FILE.md, "Section"`, possibly across a line break (and a comment's " * ").
-ref_re = re.compile(r"((?:docs/|experiments/[\w-]+/|tests/model/|tools/)?[\w-]+\.md),\s+(?:\*\s+)?\"([^\"]+)\"")
+ref_re = re.compile(r"((?:docs/|experiments/[\w-]+/|tests/model/|tests/|tools/)?[\w-]+\.md),\s+(?:\*\s+)?\"([^\"]+)\"")
 try:
     files = subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.split()
 except OSError:
