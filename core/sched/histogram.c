@@ -488,7 +488,9 @@ void hist_exit(struct blitz_worker *w)
  *
  * The pace is the window's own average poll time: its first tick's
  * (@tick_ns), then an average of weight 1/4 over its untimed ticks (a
- * timed tick's polls are slower by the timing).  Not the scheduler's EWMA:
+ * timed tick's polls are slower by the timing), and over every tick while
+ * the period is 1 (else a long first tick, a burst's spawner, held the
+ * period at 1 for good: spawn_many_local ran 2x slower traced).  Not the scheduler's EWMA:
  * that starts at 50 us (worker.c) and moves a tenth of the way per tick,
  * so a program traced from its start timed every tick for its first 15
  * ticks with polls and most of the next 40, which in a short run was most
@@ -505,8 +507,8 @@ void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns, uint64_t tick_ns)
 
 		if (!pace)
 			pace = tick_ns ? tick_ns : 1;
-		else if (!(w->traced & TRACED_HIST))
-			pace = (tick_ns + 3 * pace) / 4;
+		else if (!(w->traced & TRACED_HIST) || h->sample == 1)
+			pace = (tick_ns + 3 * pace) / 4;	/* at 1 every tick is timed */
 		/* Relaxed: read by tests from another thread; one writer. */
 		__atomic_store_n(&h->pace_ns, pace, __ATOMIC_RELAXED);
 		h->sample = hist_period_for(pace);

@@ -474,6 +474,11 @@ START_TEST(automatic_period_follows_the_window_not_the_ewma)
 	for (int tick = 0; tick < 8; tick++)
 		hist_adapt(w, ewma, 20000);
 	ck_assert_uint_eq(h->sample, 1);
+	/* At a period of 1 every tick is timed, and still the pace follows. */
+	w->traced = TRACED_HIST;
+	for (int tick = 0; tick < 16; tick++)
+		hist_adapt(w, ewma, 100);
+	ck_assert_uint_gt(h->sample, 1);
 	free(w);
 }
 END_TEST
