@@ -490,12 +490,12 @@ void hist_exit(struct blitz_worker *w)
  * (@tick_ns), then an average of weight 1/4 over its untimed ticks (a
  * timed tick's polls are slower by the timing), and over every tick while
  * the period is 1 (else a long first tick, a burst's spawner, held the
- * period at 1 for good: spawn_many_local ran 2x slower traced).  Not the scheduler's EWMA:
- * that starts at 50 us (worker.c) and moves a tenth of the way per tick,
- * so a program traced from its start timed every tick for its first 15
- * ticks with polls and most of the next 40, which in a short run was most
- * of its ticks (chained_spawn: 8 ticks with polls in a one-iteration run; a
- * traced process paid ~0.2 ms for it).
+ * period at 1 for good: spawn_many_local ran 2x slower traced).  Not the
+ * scheduler's EWMA: that starts at 50 us (worker.c) and moves a tenth of
+ * the way per tick, so a program traced from its start timed every tick
+ * for its first 15 ticks with polls and most of the next 40, which in a
+ * short run was most of its ticks (chained_spawn: 8 ticks with polls in a
+ * one-iteration run; a traced process paid ~0.2 ms for it).
  */
 void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns, uint64_t tick_ns)
 {

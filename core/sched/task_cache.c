@@ -61,13 +61,6 @@ void task_cache_init(struct task_cache *tc)
 		tc->head[c] = NULL;
 }
 
-void task_outbox_init(struct task_outbox *o)
-{
-	for (unsigned c = 0; c < TASK_CACHE_CLASSES; c++) {
-		o->head[c] = o->tail[c] = NULL;
-		o->n[c] = 0;
-	}
-}
 
 /* ---------------------------------------------------------------------- */
 /* The depot                                                               */
@@ -119,6 +112,13 @@ static bool depot_push(struct task_depot *d, unsigned c, struct task_block *head
 	return true;
 }
 
+/* list_adopt - the chain @b of @n blocks becomes @tc's list @c (which is empty). */
+static inline void list_adopt(struct task_cache *tc, unsigned c, struct task_block *b, uint32_t n)
+{
+	tc->head[c] = b;
+	tc->len += n;
+}
+
 /*
  * depot_take - empty @d's stack of class @c into @tc's list of it (which
  * is empty); returns the blocks taken.  Acquire: see depot_push.
@@ -131,9 +131,16 @@ static uint32_t depot_take(struct task_depot *d, unsigned c, struct task_cache *
 	if (!atomic_load_explicit(&d->head[c], memory_order_relaxed))
 		return 0;
 	x = atomic_exchange_explicit(&d->head[c], 0, memory_order_acquire);
-	tc->head[c] = (struct task_block *)(uintptr_t)(x >> DEPOT_COUNT_BITS);
-	tc->len += (uint32_t)(x & DEPOT_COUNT_MASK);
+	list_adopt(tc, c, (struct task_block *)(uintptr_t)(x >> DEPOT_COUNT_BITS),
+		   (uint32_t)(x & DEPOT_COUNT_MASK));
 	return (uint32_t)(x & DEPOT_COUNT_MASK);
+}
+
+/* outbox_clear - @o's chain of class @c was taken (or freed): empty. */
+static inline void outbox_clear(struct task_outbox *o, unsigned c)
+{
+	o->head[c] = o->tail[c] = NULL;
+	o->n[c] = 0;
 }
 
 static void free_list(struct task_block *b, unsigned c)
@@ -145,6 +152,12 @@ static void free_list(struct task_block *b, unsigned c)
 		free(b);
 		b = next;
 	}
+}
+
+void task_outbox_init(struct task_outbox *o)
+{
+	for (unsigned c = 0; c < TASK_CACHE_CLASSES; c++)
+		outbox_clear(o, c);
 }
 
 /* task_depot_drain - the runtime is being freed, its workers gone: free every block. */
@@ -262,9 +275,8 @@ static inline void list_push(struct task_cache *tc, unsigned c, struct task_bloc
 /*
  * alloc_slow - @tc's list @c is empty (or @tc is NULL: a thread whose
  * lists could not be set up): a worker's own outbox chain of the class,
- * else the whole depot's blocks, else malloc.  On
- * a worker (@w), a block from the depot counts as a hit, malloc's as a
- * miss.
+ * else the whole depot's blocks, else malloc.  On a worker (@w), a block
+ * from the outbox or the depot counts as a hit, malloc's as a miss.
  */
 static __attribute__((noinline)) void *alloc_slow(struct blitz_runtime *rt, struct blitz_worker *w,
 						  struct task_cache *tc, unsigned c)
@@ -273,10 +285,8 @@ static __attribute__((noinline)) void *alloc_slow(struct blitz_runtime *rt, stru
 		/* Our own chain bound for the depot: no atomic, and warm. */
 		struct task_outbox *o = &w->task_outbox;
 
-		tc->head[c] = o->head[c];
-		tc->len += o->n[c];
-		o->head[c] = o->tail[c] = NULL;
-		o->n[c] = 0;
+		list_adopt(tc, c, o->head[c], o->n[c]);
+		outbox_clear(o, c);
 		stat_inc(w, task_cache_hits);
 		return list_pop(tc, c);
 	}
@@ -354,8 +364,7 @@ static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct t
 		return;
 	if (!depot_push(&w->rt->depot, c, o->head[c], o->tail[c], o->n[c]))
 		free_list(o->head[c], c);
-	o->head[c] = o->tail[c] = NULL;
-	o->n[c] = 0;
+	outbox_clear(o, c);
 }
 
 /*

@@ -10,22 +10,23 @@
  * of its class, unless the worker holds TASK_CACHE_BLOCKS already; then to
  * its runtime's depot of the class, TASK_DEPOT_BATCH at a time (a chain
  * kept in the worker's outbox until then), unless that would hold more
- * than depot_max(class) blocks; then to free().  A block freed on any other thread goes to that
- * thread's lists (the same bound), else to free().  An allocation takes a
- * block from the calling thread's list of its class; if that is empty,
- * the whole depot of the class (the runtime's it spawns into); if that is
- * empty too (a worker first takes its own outbox's chain), malloc.  So a
- * burst of tasks that one thread spawns and a
- * worker frees (a remote spawn, a burst beyond a worker's bound) comes
- * back to the next burst instead of to malloc.
+ * than depot_max(class) blocks; then to free().  A block freed on any
+ * other thread goes to that thread's lists (the same bound), else to
+ * free().  An allocation takes a block from the calling thread's list of
+ * its class; if that is empty, a worker's own outbox chain of the class,
+ * else the whole depot of the class (the runtime's it spawns into); if
+ * that is empty too, malloc.  So a burst of tasks that one thread spawns
+ * and a worker frees (a remote spawn, a burst beyond a worker's bound)
+ * comes back to the next burst instead of to malloc.
  *
  * Invariants:
  *  - A thread's lists are touched only by that thread (a worker's through
  *    current_worker, another's are thread-local), so they need no lock and
  *    no atomics.
- *  - The depot is a stack per class that is pushed one block at a time and
- *    emptied whole (one exchange), never popped one by one: no push ever
- *    reads a block on it, so there is no ABA.  Its head word packs the top
+ *  - The depot is a stack per class that is pushed a chain at a time (a
+ *    worker's outbox of TASK_DEPOT_BATCH blocks) and emptied whole (one
+ *    exchange), never popped one by one: no push ever reads a block on
+ *    it, so there is no ABA.  Its head word packs the top
  *    block's address (shifted up 16) and the number of blocks (low 16).
  *  - A block on a list or in the depot is a live malloc block of exactly
  *    its class's size; under AddressSanitizer all of it but the link is
