@@ -6,14 +6,15 @@
  *
  * Cost model (issue 16): a probe hit costs 550-1,700 ns, a scheduling event
  * 10-100 ns.  So every event is counted here, in the worker's memory, and
- * the tracer is called only at hist_snapshot (at most every
- * HIST_SNAPSHOT_NS, checked at ticks and parks, and at exit).  The clock is rdtsc where the CPU
- * says its TSC is invariant (about half of clock_gettime here), converted
- * to ns with a factor measured once against CLOCK_MONOTONIC; else
- * clock_gettime.  Even rdtsc is about a yield's cost, so poll time and
- * schedule latency are timed in one tick in N (BLITZ_HIST_SAMPLE; by
- * default each worker's N follows its poll time), and the values of a
- * timed tick stand for the polls until the next (histogram.h).
+ * the tracer is called only at hist_snapshot (at a park at most every
+ * HIST_SNAPSHOT_PARK_NS, at a tick after HIST_SNAPSHOT_NS without one, and
+ * at exit).  The clock is rdtsc where the CPU says its TSC is invariant
+ * (about half of clock_gettime here), converted to ns with a factor
+ * measured once against CLOCK_MONOTONIC; else clock_gettime.  Even rdtsc
+ * is about a yield's cost, so poll time and schedule latency are timed in
+ * one tick in N (BLITZ_HIST_SAMPLE; by default each worker's N follows
+ * its poll time), and the values of a timed tick stand for the polls until
+ * the next (histogram.h).
  */
 #include <pthread.h>
 #include <string.h>
@@ -445,12 +446,13 @@ void hist_timed_tick(struct blitz_worker *w)
 
 /*
  * hist_park - a park (@timeout_ns its limit); a snapshot before the sleep
- * if the last one is HIST_SNAPSHOT_NS old.  Not at every park: a snapshot
- * is a probe hit and a 4 KiB copy (microseconds), and a worker that parks
- * between short bursts of work would pay it per burst (and the sets'
- * scaling, some hundreds of ns); what it counted since reaches the tracer
- * at its next tick that is due (a sleep ends within its 10 ms timeout) or
- * at its exit.
+ * if the last one is HIST_SNAPSHOT_PARK_NS old, half of what a tick waits
+ * (histogram.h): taken here, where the worker has nothing to run, it
+ * delays no task.  Not at every park: a snapshot is a probe hit and a
+ * 4 KiB copy (microseconds of CPU), and a worker that parks between short
+ * bursts of work would pay it per burst (and the sets' scaling, some
+ * hundreds of ns); what it counted since reaches the tracer at a later
+ * park, at a tick once HIST_SNAPSHOT_NS have passed, or at its exit.
  */
 void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 {
@@ -460,7 +462,8 @@ void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 	if (!w->hist.on)
 		return;
 	now = clock_now_ns();
-	if (now >= w->hist.next_snapshot)
+	/* next_snapshot - HIST_SNAPSHOT_NS is when the last one fired. */
+	if (now + (HIST_SNAPSHOT_NS - HIST_SNAPSHOT_PARK_NS) >= w->hist.next_snapshot)
 		hist_fire(w, now);
 }
 

@@ -483,6 +483,52 @@ START_TEST(automatic_period_follows_the_window_not_the_ewma)
 }
 END_TEST
 
+/*
+ * A snapshot is a probe hit and, with six summary tools, ~60 us of BPF:
+ * taken at a tick it delays the tick's polls (burst_wake's wake latency
+ * p99 read 4x untraced when a woken worker fired one at its first tick),
+ * so a worker takes it before it sleeps once HIST_SNAPSHOT_PARK_NS have
+ * passed, and at a tick only once HIST_SNAPSHOT_NS have.  Driven tick by
+ * tick on a worker that never runs: the ticks' times are made up, and the
+ * parks' clock is only compared with a last snapshot an hour ahead (no
+ * machine is that slow) or already 10 ms old (the clock does not go back).
+ */
+START_TEST(snapshots_wait_for_a_park)
+{
+	const uint64_t hour = 3600ull * 1000000000ull;
+	struct blitz_worker *w;
+	struct worker_hist *h;
+	uint64_t t0, seq;
+
+	if (!HAVE_SEMAPHORE)
+		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
+	w = calloc(1, sizeof(*w));
+	ck_assert_ptr_nonnull(w);
+	h = &w->hist;
+	worker_hist_init(h, 0, 1024, 1);
+	tracer_attach();
+	t0 = clock_now_ns() + hour;
+	hist_switch(w, true, t0);
+	seq = h->snap.seq;
+	/* A busy worker: ticks fire only once HIST_SNAPSHOT_NS passed. */
+	hist_tick(w, h, t0 + HIST_SNAPSHOT_PARK_NS);
+	hist_tick(w, h, t0 + HIST_SNAPSHOT_NS / 2);
+	hist_tick(w, h, t0 + HIST_SNAPSHOT_NS - 1);
+	ck_assert_uint_eq(h->snap.seq, seq);
+	hist_tick(w, h, t0 + HIST_SNAPSHOT_NS);
+	ck_assert_uint_eq(h->snap.seq, seq + 1);
+	/* A park an hour before the last snapshot: none. */
+	hist_park(w, 1000);
+	ck_assert_uint_eq(h->snap.seq, seq + 1);
+	/* The last one HIST_SNAPSHOT_PARK_NS ago by the parks' clock: a park fires. */
+	h->next_snapshot = clock_now_ns() - HIST_SNAPSHOT_PARK_NS + HIST_SNAPSHOT_NS;
+	hist_park(w, 1000);
+	ck_assert_uint_eq(h->snap.seq, seq + 2);
+	tracer_detach();
+	free(w);
+}
+END_TEST
+
 /* A poll that spins for 20 us by the clock: a long poll on any machine. */
 static enum blitz_poll spin20_poll(void *arg, struct blitz_cx *cx)
 {
@@ -643,6 +689,7 @@ static Suite *histogram_suite(void)
 	tcase_add_test(tc, automatic_period_follows_the_window_not_the_ewma);
 	tcase_add_test(tc, automatic_period_keeps_the_distribution);
 	tcase_add_test(tc, timed_ticks_do_not_alias_a_periodic_workload);
+	tcase_add_test(tc, snapshots_wait_for_a_park);
 	suite_add_tcase(s, tc);
 	return s;
 }
