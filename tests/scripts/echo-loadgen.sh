@@ -54,6 +54,15 @@ assert r["min_ns"] <= r["p50_ns"] <= r["p90_ns"] <= r["p99_ns"] <= r["p999_ns"] 
     f"{what}: percentiles out of order"
 assert r["client_cpu_ns_per_msg"] > 0, f"{what}: no CPU per message"
 assert r["server_cpu_ns_per_msg"] is not None and r["server_cpu_ns_per_msg"] >= 0, f"{what}: no server CPU"
+# Fairness: the connections' round trips add up to msgs, so the least and
+# the most a connection made bound msgs; a connection's longest is a round
+# trip of the window; no gap without an echo is longer than the window
+# (all hold however starved the load generator was).
+n = r["connections"]
+assert 0 <= r["conn_msgs_min"] <= r["conn_msgs_p50"] <= r["conn_msgs_max"], f"{what}: conn_msgs out of order"
+assert r["conn_msgs_min"] * n <= r["msgs"] <= r["conn_msgs_max"] * n, f"{what}: conn_msgs do not bound msgs"
+assert r["min_ns"] <= r["conn_max_p50_ns"] <= r["max_ns"], f"{what}: conn_max_p50_ns out of range"
+assert 0 <= r["echo_gap_max_ns"] <= r["window_s"] * 1e9, f"{what}: echo_gap_max_ns {r['echo_gap_max_ns']}"
 PY
 }
 

@@ -40,7 +40,8 @@
  * counted, and the CPU time of the load generator (getrusage) and, with
  * --server-pid, of the server (utime + stime of /proc/PID/stat, every
  * thread) are read at both ends, so "cpu per message" divides the CPU of the
- * window by its messages.
+ * window by its messages.  Each connection counts its round trips and its
+ * longest in the window, for the fairness fields (print_fairness).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,6 +84,7 @@ struct conn {
 	int fd;				/* -1 once it failed */
 	uint32_t sent, rcvd;		/* of the message in flight; rcvd <= sent */
 	uint64_t t0;			/* the batch stamp it was sent in */
+	uint64_t msgs, max_ns;		/* in the window: round trips, the longest */
 };
 
 /* A CPU reading at one end of the window. */
@@ -101,6 +103,7 @@ struct gen {
 	bool measuring;
 	uint64_t msgs, errors;
 	uint64_t msgs_all;		/* every round trip, the warmup's too */
+	uint64_t last_echo, gap_max;	/* in the window: the last wake with an echo, the longest gap */
 	struct cpu_mark from, to;
 	struct hist h;
 };
@@ -351,8 +354,16 @@ static void on_event(struct gen *g, struct conn *c, uint32_t ev)
 		return;
 	g->msgs_all++;
 	if (g->measuring) {
-		hist_add(&g->h, g->now - c->t0);
+		uint64_t rtt = g->now - c->t0;
+
+		hist_add(&g->h, rtt);
 		g->msgs++;
+		c->msgs++;
+		if (rtt > c->max_ns)
+			c->max_ns = rtt;
+		if (g->now - g->last_echo > g->gap_max)
+			g->gap_max = g->now - g->last_echo;
+		g->last_echo = g->now;
 	}
 	start_msg(g, c);
 }
@@ -418,6 +429,7 @@ static void run(struct gen *g)
 		if (!g->measuring && g->now >= start) {
 			mark(g, &g->from);
 			g->measuring = true;
+			g->last_echo = g->now;
 			end = g->now + (uint64_t)(g->o->duration * 1e9);
 		}
 		if (g->now >= end && (g->msgs > 0 || g->now >= end + MAX_EXTEND_NS)) {
@@ -431,6 +443,50 @@ static void run(struct gen *g)
 }
 
 /* ---------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * print_fairness - how the window's round trips spread over the live
+ * connections: the least, median and most round trips of one connection,
+ * and the median of each connection's longest (of those that made one).  A tail made by a few
+ * starved connections shows as a low minimum; one made by stalls that hit
+ * every connection shows as a high median longest and a long echo_gap_max
+ * (the longest time in the window without any echo).
+ */
+static void print_fairness(const struct gen *g)
+{
+	uint64_t *n = malloc((size_t)g->o->connections * sizeof(*n));
+	uint64_t *mx = malloc((size_t)g->o->connections * sizeof(*mx));
+	long k = 0, m = 0;
+
+	for (long i = 0; n && mx && i < g->o->connections; i++) {
+		if (g->c[i].fd < 0)
+			continue;
+		n[k++] = g->c[i].msgs;
+		if (g->c[i].msgs)	/* a longest only where a round trip ended */
+			mx[m++] = g->c[i].max_ns;
+	}
+	if (k == 0 || m == 0) {
+		printf(",\"conn_msgs_min\":null,\"conn_msgs_p50\":null,\"conn_msgs_max\":null,"
+		       "\"conn_max_p50_ns\":null,\"echo_gap_max_ns\":null");
+	} else {
+		qsort(n, (size_t)k, sizeof(*n), cmp_u64);
+		qsort(mx, (size_t)m, sizeof(*mx), cmp_u64);
+		printf(",\"conn_msgs_min\":%llu,\"conn_msgs_p50\":%llu,\"conn_msgs_max\":%llu,"
+		       "\"conn_max_p50_ns\":%llu,\"echo_gap_max_ns\":%llu",
+		       (unsigned long long)n[0], (unsigned long long)n[k / 2],
+		       (unsigned long long)n[k - 1], (unsigned long long)mx[m / 2],
+		       (unsigned long long)g->gap_max);
+	}
+	free(n);
+	free(mx);
+}
 
 static void print_json_str(const char *key, const char *v)
 {
@@ -489,6 +545,7 @@ static void print_result(const struct gen *g)
 	else
 		printf(",\"server_pid\":%s,\"server_cpu_ns_per_msg\":null,\"server_cpu_util\":null",
 		       o->server_pid ? "0" : "null");
+	print_fairness(g);
 	printf(",\"errors\":%llu}\n", (unsigned long long)g->errors);
 	fflush(stdout);
 }
