@@ -3,8 +3,10 @@
 # benchmark in summary mode (-s): each benchmark of `sched-bench --list` gets
 # its iterations (-t: calibrated, at least one; -i: the same for all), a
 # row of ratios from one control and one traced pair, and a row of the
-# one-iteration runs' fixed cost.  What the ratios read is not tested (a
-# shared machine's noise); that every cell is filled in is.
+# one-iteration runs' fixed cost; -b runs only the benchmarks it names, and
+# a benchmark that reports a latency distribution (burst_wake) gets a row
+# of p50 and p99 ratios.  What the ratios read is not tested (a shared
+# machine's noise); that every cell is filled in is.
 set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
@@ -28,4 +30,16 @@ check "measure-modes: a fixed-cost row per benchmark (control, summary)" \
 mm -i 2 -o "$tmp/i"
 check "measure-modes -i 2: every benchmark runs 2 iterations" \
 	"$(grep -c '=2$' "$tmp/i/iters")" "$nb"
+
+mm -i 1 -b burst_wake,yield_many -o "$tmp/b"
+check "measure-modes -b: only the benchmarks named, in that order" \
+	"$(cut -d= -f1 "$tmp/b/iters" | tr '\n' ' ')" "burst_wake yield_many "
+check "measure-modes: burst_wake's p50 and p99 ratios (control, summary; per-event not run)" \
+	"$(grep -cE '^\| burst_wake( \| [0-9.]+ \[[^]]*\] \(1\)){4} \| - \| - \|$' "$tmp/mm.out")" 1
+check "measure-modes: rows of burst_wake (ratios, latency, fixed cost) and yield_many (no latency)" \
+	"$(grep -c '^| burst_wake |' "$tmp/mm.out") $(grep -c '^| yield_many |' "$tmp/mm.out")" "3 2"
+rc=0
+"$src/tools/measure-modes" -O "$obj" -b no_such_bench > "$tmp/bad.out" 2> "$tmp/bad.err" || rc=$?
+check "measure-modes -b no_such_bench: exit 2, one line naming it" \
+	"$rc $(grep -c 'no_such_bench' "$tmp/bad.err")" "2 1"
 finish
