@@ -126,7 +126,7 @@ void io_driver_shutdown(struct blitz_io *io)
 	io->backend->cancel_all(io);
 	/* seq_cst, though any order would do: the workers are joined, we reap. */
 	for (int i = 0; i < 100 && atomic_load(&io->in_flight) > 0; i++)
-		io->backend->reap(io, 10000000);
+		io->backend->reap(io, 10000000, IO_REAP_ALL);
 	if (atomic_load(&io->in_flight) > 0)
 		fprintf(stderr, "blitz: %ld I/O operations still in flight at shutdown\n",
 			atomic_load(&io->in_flight));
@@ -201,9 +201,10 @@ void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result)
 /*
  * io_driver_reap - complete what is ready if no other thread is reaping;
  * without waiting, a worker with a queue of its own reaps that (the
- * backend then looks at the shared one too).
+ * backend then looks at the shared one too).  @max: see struct
+ * io_backend's reap.
  */
-int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns)
+int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max)
 {
 	int n;
 
@@ -211,7 +212,7 @@ int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns)
 		return n;
 	if (pthread_mutex_trylock(&io->reap_lock))
 		return 0;
-	n = io->backend->reap(io, timeout_ns);
+	n = io->backend->reap(io, timeout_ns, max);
 	pthread_mutex_unlock(&io->reap_lock);
 	return n;
 }

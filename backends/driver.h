@@ -20,6 +20,7 @@
 #ifndef BLITZ_BACKENDS_DRIVER_H
 #define BLITZ_BACKENDS_DRIVER_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -66,8 +67,14 @@ struct io_backend {
 	void (*deinit)(struct blitz_io *io);
 	/* Start @op.  0: it will complete later; else the result, now (not -EAGAIN). */
 	int (*submit)(struct blitz_io *io, struct blitz_io_op *op, bool *done);
-	/* Complete what is ready, waiting at most @timeout_ns; returns completions. */
-	int (*reap)(struct blitz_io *io, uint64_t timeout_ns);
+	/*
+	 * Complete what is ready, waiting at most @timeout_ns; returns
+	 * completions.  @max: the events of at most this many descriptors,
+	 * where the backend can leave the rest queued in their order for the
+	 * next reap (epoll: the kernel's ready list); poll and the shared
+	 * io_uring ring take all (IO_REAP_ALL: no bound).
+	 */
+	int (*reap)(struct blitz_io *io, uint64_t timeout_ns, unsigned max);
 	void (*cancel)(struct blitz_io *io, struct blitz_io_op *op);
 	/* Make a reap() that blocks return soon. */
 	void (*wake)(struct blitz_io *io);
@@ -116,7 +123,8 @@ int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt,
 		   enum blitz_io_backend want, bool forced);
 void io_driver_deinit(struct blitz_io *io);
 void io_driver_shutdown(struct blitz_io *io);
-int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns);
+#define IO_REAP_ALL	UINT_MAX
+int io_driver_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max);
 void io_complete(struct blitz_io *io, struct blitz_io_op *op, int32_t result);
 int io_perform(struct blitz_io_op *op);
 void io_abandon(struct blitz_io_op *op);

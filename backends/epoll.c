@@ -81,7 +81,15 @@ static int epoll_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 	return readiness_submit(io, &p->r, op, done, epoll_arm);
 }
 
-static int epoll_reap(struct blitz_io *io, uint64_t timeout_ns)
+/*
+ * epoll_reap - at most @max events (the caller's room: a worker's run
+ * queue), so that what it wakes does not overflow the queue: the events
+ * left stay in the kernel's ready list, in their order, for the next
+ * reap.  (An overflow sends the queue's oldest half to the global queue,
+ * behind everything queued there: at 1,000 echo connections 17% of the
+ * tasks went that way, and p99 was 20x p50.)
+ */
+static int epoll_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max)
 {
 	struct epoll_priv *p = io->priv;
 	struct epoll_event ev[EPOLL_BATCH];
@@ -89,8 +97,13 @@ static int epoll_reap(struct blitz_io *io, uint64_t timeout_ns)
 		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
 		.tv_nsec = (long)(timeout_ns % 1000000000ull),
 	};
-	int n = timeout_ns ? epoll_pwait2(p->epfd, ev, EPOLL_BATCH, &ts, NULL)
-			   : epoll_wait(p->epfd, ev, EPOLL_BATCH, 0);
+	int want = max < EPOLL_BATCH ? (int)max : EPOLL_BATCH;
+	int n;
+
+	if (want == 0)
+		return 0;
+	n = timeout_ns ? epoll_pwait2(p->epfd, ev, want, &ts, NULL)
+		       : epoll_wait(p->epfd, ev, want, 0);
 
 	for (int i = 0; i < n; i++) {
 		struct fd_entry *e;

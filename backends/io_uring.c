@@ -1287,8 +1287,9 @@ static int shared_reap(struct blitz_io *io, uint64_t timeout_ns)
  * uring_reap - the shared ring (the driver's reap_lock is held): a thread
  * that is not a worker, or a worker whose ring could not be enabled.
  */
-static int uring_reap(struct blitz_io *io, uint64_t timeout_ns)
+static int uring_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max)
 {
+	(void)max;	/* every CQE: see struct io_backend */
 	return shared_reap(io, timeout_ns);
 }
 

@@ -113,7 +113,8 @@ static size_t collect(struct poll_priv *p)
 	return n;
 }
 
-static int poll_reap(struct blitz_io *io, uint64_t timeout_ns)
+/* poll_reap - every ready descriptor (@max is not used: see struct io_backend). */
+static int poll_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max)
 {
 	struct poll_priv *p = io->priv;
 	struct timespec ts = {

@@ -148,6 +148,19 @@ push_ring_on(struct blitz_worker *w, struct blitz_task *t, bool traced, bool his
 	return true;
 }
 
+/*
+ * ring_room - how many wakes on this thread @w's ring takes before it
+ * overflows (a wake puts the task in the LIFO slot and its previous
+ * occupant in the ring): what an I/O reap here may wake.  A reap bounded
+ * by it (epoll) leaves the other events in the kernel, in their order,
+ * where an overflow would send the ring's oldest half to the back of the
+ * global queue (backends/epoll.c).
+ */
+static inline unsigned ring_room(const struct blitz_worker *w)
+{
+	return QUEUE_CAPACITY - queue_len(&w->queue);
+}
+
 /* push_ring_traced - local_push fires (TRACED_PUSH), or only the histograms count. */
 static __attribute__((noinline, cold)) bool push_ring_traced(struct blitz_worker *w, struct blitz_task *t)
 {
@@ -639,7 +652,7 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 		atomic_store(&rt->io_parker, (int)w->index);
 		if (atomic_load(&w->park.futex) == PARK_PARKED) {
 			w->reaping_asleep = true;	/* runtime_notify_parked: no self-wake */
-			*completions = io->backend->reap(io, timeout_ns);
+			*completions = io->backend->reap(io, timeout_ns, ring_room(w));
 			w->reaping_asleep = false;
 			w->reaped_asleep = true;	/* the next tick's reap would find nothing new */
 		}
@@ -872,7 +885,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 		 * those rings and ours empties.
 		 */
 		w->draining = wake_defer_global(w);
-		io_driver_reap(&w->rt->io, 0);
+		io_driver_reap(&w->rt->io, 0, w->draining ? IO_REAP_ALL : ring_room(w));
 		w->draining = false;
 		polls_start = clock_now_ns();	/* the reaping is not poll time */
 	}

@@ -2,7 +2,8 @@
 /*
  * test_backends.c - each I/O backend on its own (no runtime): operations
  * complete with the right results, wait when they must, wake the waiter
- * once, cancel, and a blocked reap returns on wake().
+ * once, cancel, a blocked reap returns on wake(), and a bounded epoll reap
+ * leaves the rest in order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +37,7 @@ static void open_backend(int i)
 static void reap_until(struct counter *c, int wakes)
 {
 	for (int i = 0; i < 1000 && atomic_load(&c->wakes) < wakes; i++)
-		io_driver_reap(&io, 10000000);
+		io_driver_reap(&io, 10000000, IO_REAP_ALL);
 	ck_assert_int_eq(atomic_load(&c->wakes), wakes);
 }
 
@@ -53,7 +54,7 @@ START_TEST(read_waits_then_completes)
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));	/* nothing to read yet */
-	io_driver_reap(&io, 0);
+	io_driver_reap(&io, 0, IO_REAP_ALL);
 	ck_assert_int_eq(atomic_load(&c.wakes), 0);
 	ck_assert_int_eq(write(fds[1], "hello", 5), 5);
 	reap_until(&c, 1);
@@ -127,7 +128,7 @@ START_TEST(cancel_pending)
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));
-	io_driver_reap(&io, 0);
+	io_driver_reap(&io, 0, IO_REAP_ALL);
 	io.backend->cancel(&io, &op);
 	reap_until(&c, 1);
 	ck_assert_int_eq(op.result, -ECANCELED);
@@ -169,7 +170,7 @@ START_TEST(wake_interrupts_blocking_reap)
 	 * An hour: only the wake can end it, and a reap that misses the wake
 	 * hangs until Check's timeout (scaled), with no duration to judge.
 	 */
-	io_driver_reap(&io, 3600ull * 1000000000ull);
+	io_driver_reap(&io, 3600ull * 1000000000ull, IO_REAP_ALL);
 	pthread_join(th, NULL);
 	ck_assert_int_eq(atomic_load(&c.wakes), 0);		/* woken, nothing completed */
 	io.backend->cancel(&io, &op);
@@ -221,6 +222,54 @@ START_TEST(many_waiters_fifo_and_exactly_once)
 }
 END_TEST
 
+/*
+ * A reap bounded to @max descriptors (a worker's run-queue room) on epoll
+ * completes the reads of the first @max pipes to become ready and leaves
+ * the others in the kernel, in their order, for the next reaps.
+ */
+START_TEST(bounded_reap_leaves_the_rest_in_order)
+{
+	enum { N = 6 };
+	int fds[N][2];
+	char bufs[N][1];
+	struct blitz_io_op ops[N];
+	struct counter c = { 0 };
+
+	have = io_driver_init(&io, NULL, BLITZ_BACKEND_EPOLL, true) == 0 &&
+	       io.backend->kind == BLITZ_BACKEND_EPOLL;
+	if (!have) {
+		if (io.backend)
+			io_driver_deinit(&io);
+		SKIP("epoll unavailable here");
+	}
+	for (int k = 0; k < N; k++) {
+		ck_assert_int_eq(pipe2(fds[k], O_NONBLOCK | O_CLOEXEC), 0);
+		blitz_io_prep_read(&ops[k], fds[k][0], bufs[k], 1, -1);
+		ck_assert(!io_submit_op(&io, &ops[k], c_clone(&c)));
+	}
+	/* Ready in reverse order of submission: the kernel's order is the writes'. */
+	for (int k = N - 1; k >= 0; k--)
+		ck_assert_int_eq(write(fds[k][1], "x", 1), 1);
+	ck_assert_int_eq(io_driver_reap(&io, 0, 0), 0);		/* no room: nothing taken */
+	ck_assert_int_eq(atomic_load(&c.wakes), 0);
+	ck_assert_int_eq(io_driver_reap(&io, 0, 2), 2);
+	ck_assert_int_eq(atomic_load(&c.wakes), 2);
+	ck_assert_int_eq(ops[N - 1].result, 1);
+	ck_assert_int_eq(ops[N - 2].result, 1);
+	ck_assert_int_eq(io_driver_reap(&io, 0, 3), 3);
+	ck_assert_int_eq(atomic_load(&c.wakes), 5);
+	ck_assert_int_eq(ops[0].state, IO_OP_PENDING);		/* the last one ready waits */
+	ck_assert_int_eq(io_driver_reap(&io, 0, IO_REAP_ALL), 1);
+	ck_assert_int_eq(atomic_load(&c.wakes), N);
+	for (int k = 0; k < N; k++) {
+		ck_assert_int_eq(ops[k].result, 1);
+		close(fds[k][0]);
+		close(fds[k][1]);
+	}
+	io_driver_deinit(&io);
+}
+END_TEST
+
 START_TEST(selection_falls_back_and_says_so)
 {
 	enum blitz_io_backend k;
@@ -244,6 +293,7 @@ static Suite *backends_suite(void)
 	tcase_add_loop_test(tc, cancel_pending, 0, 3);
 	tcase_add_loop_test(tc, wake_interrupts_blocking_reap, 0, 3);
 	tcase_add_loop_test(tc, many_waiters_fifo_and_exactly_once, 0, 3);
+	tcase_add_test(tc, bounded_reap_leaves_the_rest_in_order);
 	tcase_add_test(tc, selection_falls_back_and_says_so);
 	suite_add_tcase(s, tc);
 	return s;
