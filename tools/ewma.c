@@ -5,7 +5,7 @@
  * gives) per worker, summarised per print interval as last/min/max and a
  * log2 histogram of the average, or streamed whole with -s.  By default
  * (--summary) the histogram comes from the runtime's own (hist_snapshot:
- * a probe hit per worker every 10-40 ms, not per update), with each worker's
+ * a probe hit per worker every 100-200 ms, not per update), with each worker's
  * updates and mean; last/min/max, the interval and the series need every
  * update (--per-event, which -s implies).
  */

@@ -3,8 +3,8 @@
  * tools/summary.bpf.h - the BPF side of a tool's summary mode: the
  * runtime counts its events into per-worker log2 histograms while
  * hist_snapshot's semaphore is held (docs/probes.md, "Summary
- * histograms"), and fires hist_snapshot before a park at most every 10
- * ms, at a tick after 40 ms without one, and at exit.  A tool's
+ * histograms"), and fires hist_snapshot before a park at most every 100
+ * ms, at a tick after 200 ms without one, and at exit.  A tool's
  * hist_snapshot program calls summary_take() to copy the
  * worker's struct with bpf_probe_read_user(), summary_merge() to add what
  * changed since that worker's previous snapshot into the tool's own

@@ -49,21 +49,25 @@ struct blitz_task;
 /*
  * Snapshots while running: a worker about to park fires one if its last is
  * HIST_SNAPSHOT_PARK_NS old, a worker at a tick only if its last is
- * HIST_SNAPSHOT_NS old.  A snapshot costs each attached summary tool ~9 us
- * of BPF run time (its program copies and merges the histograms;
- * kernel.bpf_stats_enabled, blitz-polltime on yield_many: 2.1 ms over 244
- * runs) plus the trap: with six tools about 60 us.  Before a sleep the
- * worker has nothing to run, so that time delays no task; at a tick it
- * delays the tick's polls, and a worker that woke for a burst of work
- * paid it inside the burst: with snapshots every 20 ms at ticks and parks
- * alike, burst_wake's wake-latency p99 read 3.96x untraced, 1.07x with
- * this rule (medians of 30 pairs, one pinned worker, six summary tools;
- * docs/tools.md).  A worker that parks at least every 10 ms so takes all
- * its snapshots before sleeping, one that never parks every 40 ms (near
- * 0.15% of a busy worker with six tools).
+ * HIST_SNAPSHOT_NS old (one that never parks).  A snapshot costs each
+ * attached summary tool ~9 us of BPF run time (its program copies and
+ * merges the histograms; kernel.bpf_stats_enabled, blitz-polltime on
+ * yield_many: 2.1 ms over 244 runs) plus the trap: about 60 us with six
+ * tools, which delays whatever the worker would run next.  Taken at a
+ * woken worker's first tick it delayed the burst the worker woke for:
+ * with a snapshot every 20 ms at ticks and parks alike, burst_wake's
+ * wake-latency p99 read 3.96x untraced, 1.07x once taken before a park
+ * (medians of 30 pairs, one pinned worker, six summary tools).  A park
+ * can fall inside a burst too (a worker sharing its CPU with the spawner
+ * parks between its spawns), so they are also rare: with 10 and 40 ms
+ * burst_wake's iteration time read 1.02-1.07x untraced, with 100 and 200
+ * ms 0.99-1.01x (two runs each, 11 pairs;
+ * experiments/observer-effect/README.md, "History: tools/measure-modes").
+ * The price: a running tool's view lags by up to 200 ms (what it reads at
+ * the worker's exit is exact).
  */
-#define HIST_SNAPSHOT_PARK_NS	10000000ull
-#define HIST_SNAPSHOT_NS	40000000ull
+#define HIST_SNAPSHOT_PARK_NS	100000000ull
+#define HIST_SNAPSHOT_NS	200000000ull
 
 /*
  * What a sampled event costs beyond a plain one, in ns: the out-of-line

@@ -491,7 +491,8 @@ END_TEST
  * passed, and at a tick only once HIST_SNAPSHOT_NS have.  Driven tick by
  * tick on a worker that never runs: the ticks' times are made up, and the
  * parks' clock is only compared with a last snapshot an hour ahead (no
- * machine is that slow) or already 10 ms old (the clock does not go back).
+ * machine is that slow) or already HIST_SNAPSHOT_PARK_NS old (the clock
+ * does not go back).
  */
 START_TEST(snapshots_wait_for_a_park)
 {
