@@ -1289,7 +1289,7 @@ static int shared_reap(struct blitz_io *io, uint64_t timeout_ns)
  */
 static int uring_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max)
 {
-	(void)max;	/* every CQE: see struct io_backend */
+	/* Every CQE: @max is not used (see struct io_backend). */
 	return shared_reap(io, timeout_ns);
 }
 

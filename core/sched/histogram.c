@@ -446,13 +446,14 @@ void hist_timed_tick(struct blitz_worker *w)
 
 /*
  * hist_park - a park (@timeout_ns its limit); a snapshot before the sleep
- * if the last one is HIST_SNAPSHOT_PARK_NS old, half of what a tick waits
- * (histogram.h): taken here, where the worker has nothing to run, it
- * delays no task.  Not at every park: a snapshot is a probe hit and a
- * 4 KiB copy (microseconds of CPU), and a worker that parks between short
- * bursts of work would pay it per burst (and the sets' scaling, some
- * hundreds of ns); what it counted since reaches the tracer at a later
- * park, at a tick once HIST_SNAPSHOT_NS have passed, or at its exit.
+ * if the last one is HIST_SNAPSHOT_PARK_NS old, sooner than a tick would
+ * (histogram.h says why both are rare): here the worker has just run out
+ * of work, where at a tick the snapshot delays the tick's polls.  Not at
+ * every park: a snapshot is a probe hit and a 4 KiB copy (microseconds of
+ * CPU), and a worker that parks between short bursts of work would pay
+ * it per burst (and the sets' scaling, some hundreds of ns); what it
+ * counted since reaches the tracer at a later park, at a tick once
+ * HIST_SNAPSHOT_NS have passed, or at its exit.
  */
 void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 {

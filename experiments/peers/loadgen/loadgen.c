@@ -454,10 +454,11 @@ static int cmp_u64(const void *a, const void *b)
 /*
  * print_fairness - how the window's round trips spread over the live
  * connections: the least, median and most round trips of one connection,
- * and the median of each connection's longest (of those that made one).  A tail made by a few
- * starved connections shows as a low minimum; one made by stalls that hit
- * every connection shows as a high median longest and a long echo_gap_max
- * (the longest time in the window without any echo).
+ * and the median of each connection's longest (of those that made one).
+ * A tail made by a few starved connections shows as a low minimum; one
+ * made by stalls that hit every connection shows as a high median longest
+ * and a long echo_gap_max (the longest time in the window without any
+ * echo).
  */
 static void print_fairness(const struct gen *g)
 {
