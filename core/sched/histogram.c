@@ -591,6 +591,26 @@ void hist_stamp(struct worker_hist *h, struct blitz_task *t)
 }
 
 /*
+ * hist_burst - @w's ring overflowed as a wake or spawn took the LIFO slot
+ * and pushed its occupant out: a burst (histogram.h, "Bursts").  Unless
+ * this tick is timed (it stamps every schedule), the task now in the slot
+ * is stamped, standing for the QUEUE_HALF schedules since the ring last
+ * overflowed.  Stamped after it was queued, which no other place allows:
+ * the LIFO slot is its owner's alone, so no poll of it comes before this
+ * thread's next one.  One that is stamped already keeps its stamp.
+ */
+void hist_burst(struct blitz_worker *w)
+{
+	_Static_assert(!(QUEUE_HALF & (QUEUE_HALF - 1)), "a stamp's weight is a power of two");
+	/* Relaxed: the owner's own slot (worker_schedule_local). */
+	struct blitz_task *t = atomic_load_explicit(&w->lifo, memory_order_relaxed);
+
+	if ((w->traced & TRACED_HIST) || !t || (task_state_load(t) & TASK_STAMPED))
+		return;
+	stamp(t, hist_ticks(), QUEUE_HALF);
+}
+
+/*
  * hist_stamp_read - @t's poll on @w (NULL: a helping thread) found
  * TASK_STAMPED in its state before running it: its queued-to-polled time,
  * if @w collects and the stamp is this window's.

@@ -22,6 +22,20 @@
  * began; only what the statistics do not split (ready polls, sleeps by
  * reason) is counted here.
  *
+ * Bursts: tick sampling misses schedules that cluster in one tick.  A
+ * poll that spawns 10,000 tasks queues them all in its tick; when that
+ * tick is not the timed one, later ticks' few short waits stood for them
+ * (spawn_many_local's and spawn_await's p50 read 6-8 log2 buckets low).
+ * So while collecting, a ring that overflows in a tick that is not timed
+ * (a slow path: half the ring moves to the global queue) has the task in
+ * the LIFO slot that pushed it out stamped (hist_burst), standing
+ * for the QUEUE_HALF schedules since the last overflow: one stamp per
+ * QUEUE_HALF schedules of a burst, at no cost to the others.  The tasks
+ * before the first overflow (a ring's worth, the longest waits of the
+ * burst) and bursts smaller than a ring are still the ticks' to sample;
+ * with other workers stealing, overflows are rarer than one in QUEUE_HALF,
+ * so a burst stamp then stands for more schedules than its weight says.
+ *
  * The timed values go first into sets (struct hist_set) that stand for a
  * stratum of polls: the values of the last timed tick, scaled at each
  * flush (a timed tick's start, a snapshot, the window's end) to the polls
@@ -148,6 +162,7 @@ void hist_record(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
 void hist_record_value(struct worker_hist *h, enum blitz_hist_kind k, uint64_t v);
 void hist_record_pushed(struct worker_hist *h, uint64_t len);
 void hist_stamp(struct worker_hist *h, struct blitz_task *t);
+void hist_burst(struct blitz_worker *w);
 void hist_stamp_outside_due(struct blitz_task *t);
 void hist_stamp_read(struct blitz_worker *w, struct blitz_task *t);
 uint64_t hist_poll_start(struct worker_hist *h);

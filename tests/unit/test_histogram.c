@@ -7,7 +7,7 @@
  * the timed ticks' values stand for every poll (the counts of the timed
  * histograms are the polls once the worker parked), a new window starts
  * at zero, the clock's ns are CLOCK_MONOTONIC's, and the sample is not
- * biased by a change of pace or a periodic workload.
+ * biased by a change of pace, a periodic workload or a burst of spawns.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -677,6 +677,104 @@ START_TEST(timed_ticks_do_not_alias_a_periodic_workload)
 }
 END_TEST
 
+/*
+ * A burst: one poll spawns BURST_TASKS tasks in a tick that is not timed.
+ * The spawner starts in the window's first tick, which is timed, so a
+ * short wait is stamped (its own, behind its starter) with the period's
+ * weight; then it sleeps 1 ms and spawns the burst from the timer's wake,
+ * whose tick is one of the next 512 at BLITZ_HIST_SAMPLE=1024, none timed.
+ */
+enum { BURST_TASKS = 10000 };
+static uint64_t burst_at_90, burst_end;	/* the clock at the 9,000th spawn, after the last */
+
+static enum blitz_poll burst_child_poll(void *arg, struct blitz_cx *cx)
+{
+	atomic_fetch_add_explicit(&done, 1, memory_order_release);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable burst_child_vt = BLITZ_TASK_VTABLE(burst_child_poll, NULL);
+
+struct burst_spawner { bool slept; struct blitz_sleep nap; };
+
+static enum blitz_poll burst_spawner_poll(void *arg, struct blitz_cx *cx)
+{
+	struct burst_spawner *b = arg;
+
+	if (!b->slept) {
+		b->slept = true;
+		blitz_sleep_init(&b->nap, 1000000);
+	}
+	if (blitz_sleep_poll(&b->nap, cx) == BLITZ_PENDING)
+		return BLITZ_PENDING;
+	for (int i = 0; i < BURST_TASKS; i++) {
+		if (i == BURST_TASKS * 9 / 10)
+			burst_at_90 = clock_now_ns();
+		ck_assert_int_eq(blitz_spawn_detached(NULL, &burst_child_vt, NULL, 0), 0);
+	}
+	burst_end = clock_now_ns();
+	atomic_fetch_add_explicit(&done, 1, memory_order_release);	/* publishes burst_* */
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable burst_spawner_vt = BLITZ_TASK_VTABLE(burst_spawner_poll, NULL);
+
+static enum blitz_poll burst_starter_poll(void *arg, struct blitz_cx *cx)
+{
+	struct burst_spawner b = { false };
+
+	ck_assert_int_eq(blitz_spawn_detached(NULL, &burst_spawner_vt, &b, sizeof(b)), 0);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable burst_starter_vt = BLITZ_TASK_VTABLE(burst_starter_poll, NULL);
+
+/*
+ * The burst's schedules are in the schedule latency although no tick
+ * that queued them was timed (histogram.h, "Bursts").  No time is
+ * assumed: the 9,000 tasks spawned before burst_at_90 wait at least W =
+ * burst_end - burst_at_90 (one worker, busy spawning until burst_end),
+ * so at least 90% of the burst's waits, and about 75% of the stamps'
+ * weight with the two short waits of the first tick, are W or more; at
+ * least 60% of the histogram must be in W's log2 bucket or above.  Tick
+ * sampling alone stamped none of the burst, and the histogram read
+ * the first tick's waits only, all short (or half long at most, if the
+ * starter's wait from outside was long).
+ */
+START_TEST(a_burst_is_stamped_in_an_untimed_tick)
+{
+	struct blitz_runtime *rt;
+	struct blitz_worker_stats st;
+	struct blitz_hist_snapshot h;
+	struct blitz_config c;
+	const struct blitz_hist_log2 *sched;
+	uint64_t wait, above = 0, total;
+
+	if (!HAVE_SEMAPHORE)
+		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
+	tracer_attach();
+	blitz_config_default(&c);
+	c.workers = 1;
+	c.hist_sample = 1024;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	atomic_store(&done, 0);
+	ck_assert_int_eq(blitz_spawn_detached(rt, &burst_starter_vt, NULL, 0), 0);
+	while (atomic_load_explicit(&done, memory_order_acquire) < BURST_TASKS + 1)
+		usleep(1000);
+	read_whole(rt, 0, &st, &h);
+	sched = &h.hist[BLITZ_HIST_SCHED];
+	wait = burst_end - burst_at_90;
+	total = slot_total(sched);
+	for (int s = 63 - __builtin_clzll(wait); s < BLITZ_HIST_SLOTS; s++)
+		above += sched->slots[s];
+	printf("histogram: a burst of %d spawns in an untimed tick: %llu of %llu schedules "
+	       "wait %llu ns or more (at least 90%% of the burst do)\n", BURST_TASKS,
+	       (unsigned long long)above, (unsigned long long)total, (unsigned long long)wait);
+	ck_assert_uint_eq(sched->count, st.polls);
+	ck_assert_uint_ge(above * 10, total * 6);
+	blitz_runtime_free(rt);
+	tracer_detach();
+}
+END_TEST
+
 static Suite *histogram_suite(void)
 {
 	Suite *s = suite_create("histogram");
@@ -691,6 +789,7 @@ static Suite *histogram_suite(void)
 	tcase_add_test(tc, automatic_period_keeps_the_distribution);
 	tcase_add_test(tc, timed_ticks_do_not_alias_a_periodic_workload);
 	tcase_add_test(tc, snapshots_wait_for_a_park);
+	tcase_add_test(tc, a_burst_is_stamped_in_an_untimed_tick);
 	suite_add_tcase(s, tc);
 	return s;
 }
