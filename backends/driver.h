@@ -71,8 +71,9 @@ struct io_backend {
 	 * Complete what is ready, waiting at most @timeout_ns; returns
 	 * completions.  @max: the events of at most this many descriptors,
 	 * where the backend can leave the rest queued in their order for the
-	 * next reap (epoll: the kernel's ready list); poll and the shared
-	 * io_uring ring take all (IO_REAP_ALL: no bound).
+	 * next reap (epoll: the kernel's ready list; poll: the descriptors
+	 * armed longest ago first, the rest still ready at the next poll());
+	 * the shared io_uring ring takes all (IO_REAP_ALL: no bound).
 	 */
 	int (*reap)(struct blitz_io *io, uint64_t timeout_ns, unsigned max);
 	void (*cancel)(struct blitz_io *io, struct blitz_io_op *op);
