@@ -2,8 +2,8 @@
 /*
  * test_backends.c - each I/O backend on its own (no runtime): operations
  * complete with the right results, wait when they must, wake the waiter
- * once, cancel, a blocked reap returns on wake(), and a bounded epoll reap
- * leaves the rest in order.
+ * once, cancel, a blocked reap returns on wake(), and a bounded epoll or
+ * poll reap leaves the rest in order.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -743,17 +743,13 @@ START_TEST(a_burst_is_stamped_in_an_untimed_tick)
 	struct blitz_runtime *rt;
 	struct blitz_worker_stats st;
 	struct blitz_hist_snapshot h;
-	struct blitz_config c;
 	const struct blitz_hist_log2 *sched;
 	uint64_t wait, above = 0, total;
 
 	if (!HAVE_SEMAPHORE)
 		SKIP("CONFIG_PROBES is off: no hist_snapshot semaphore");
 	tracer_attach();
-	blitz_config_default(&c);
-	c.workers = 1;
-	c.hist_sample = 1024;
-	rt = blitz_runtime_new(&c);
+	rt = new_rt(1, 1024);
 	ck_assert_ptr_nonnull(rt);
 	atomic_store(&done, 0);
 	ck_assert_int_eq(blitz_spawn_detached(rt, &burst_starter_vt, NULL, 0), 0);
