@@ -5,7 +5,8 @@
 # row of ratios from one control and one traced pair, and a row of the
 # one-iteration runs' fixed cost; -b runs only the benchmarks it names, and
 # a benchmark that reports a latency distribution (burst_wake) gets a row
-# of p50 and p99 ratios.  What the ratios read is not tested (a shared
+# of p50 and p99 ratios; -H adds a column pair of runs with the semaphore
+# held and no tool.  What the ratios read is not tested (a shared
 # machine's noise); that every cell is filled in is.
 set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
@@ -38,6 +39,9 @@ check "measure-modes: burst_wake's p50 and p99 ratios (control, summary; per-eve
 	"$(grep -cE '^\| burst_wake( \| [0-9.]+ \[[^]]*\] \(1\)){4} \| - \| - \|$' "$tmp/mm.out")" 1
 check "measure-modes: rows of burst_wake (ratios, latency, fixed cost) and yield_many (no latency)" \
 	"$(grep -c '^| burst_wake |' "$tmp/mm.out") $(grep -c '^| yield_many |' "$tmp/mm.out")" "3 2"
+mm -i 1 -H -b yield_many -o "$tmp/h"
+check "measure-modes -H: a held pair (semaphore raised in its traced run), and its two columns" \
+	"$(grep -c '"traced": true' "$tmp/h/pairs.held.jsonl") $(grep -cE '^\| yield_many \| 1( \| [0-9.]+ \[[^]]*\] \(1\)){6} \| - \| - \|$' "$tmp/mm.out")" "1 1"
 rc=0
 "$src/tools/measure-modes" -O "$obj" -b no_such_bench > "$tmp/bad.out" 2> "$tmp/bad.err" || rc=$?
 check "measure-modes -b no_such_bench: exit 2, one line naming it" \
