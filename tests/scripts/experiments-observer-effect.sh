@@ -21,8 +21,8 @@ else
 	# polltime at least one poll per operation the benchmark reports.
 	# The anchor is measured where its tools are (scripts/install-deps installs them).
 	LTTNG_THERE=
-	if command -v lttng-sessiond > /dev/null && command -v babeltrace2 > /dev/null &&
-	   { [ -e /usr/include/x86_64-linux-gnu/lttng/tracepoint.h ] || [ -e /usr/include/lttng/tracepoint.h ]; }; then
+	if command -v lttng > /dev/null && command -v lttng-sessiond > /dev/null &&
+	   command -v babeltrace2 > /dev/null && pkg-config --exists lttng-ust 2> /dev/null; then
 		LTTNG_THERE=1
 	else
 		echo "skip observer-effect: the LTTng-UST anchor (lttng-tools, babeltrace2, liblttng-ust-dev not installed)"
@@ -71,7 +71,10 @@ nops = fig["uprobe_paths"]
 want = ({"nop1", "nop5"} if nops.keys() & {"nop1", "nop5"} else set()) | \
     ({"lttng"} if os.environ.get("LTTNG_THERE") else set())
 assert set(nops) == want and all(
-    n["hits_counted"] and n["traced_ns_per_call"] > 0 for n in nops.values()), (want, nops)
+    n["hits_counted"] and n["traced_ns_per_call"] > 0 for n in nops.values()), (want, nops, fig["lttng_anchor"])
+# The run says whether it measured the anchor, and why not where it did not.
+assert (fig["lttng_anchor"] == "measured") == bool(os.environ.get("LTTNG_THERE")) and fig["lttng_anchor"], \
+    fig["lttng_anchor"]
 PY
 	if grep -q '"missing": true' "$tmp/oe/observer-effect.json"; then
 		grep -q 'The reference is missing' "$tmp/oe/summary.md" &&

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * hold_semaphore.c - for measurement only (tools/measure-instructions): an
- * LD_PRELOAD object that raises one USDT semaphore of libblitz.so before
- * main(), as the kernel does when a tracer attaches, so that a run under
- * valgrind (where uprobes do not fire) takes the paths a traced run takes.
+ * hold_semaphore.c - for measurement only (tools/measure/hold.sh sets it
+ * up): an LD_PRELOAD object that raises one USDT semaphore of libblitz.so
+ * before main(), as the kernel does when a tracer attaches, so that a run
+ * takes the paths a traced run takes with no tracer: under valgrind, where
+ * uprobes do not fire (tools/measure-instructions), and natively, to time
+ * the runtime's side of a mode apart from the tools' (measure-modes -H).
  * The library is not changed: the semaphores are hidden symbols, so the
  * address comes from its .note.stapsdt (BLITZ_HOLD_SEMAPHORE, hex, as
  * `readelf -n` prints it), relative to where the loader put the library.

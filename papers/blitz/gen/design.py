@@ -1,7 +1,8 @@
 """design.py - the runtime's constants, read from the source (not results,
 but not typed into the text either): include/blitz/config.h's #defines,
 the EWMA's initial value and weight from core/sched/worker.c, the task
-state word's fields from core/sched/task.h."""
+state word's fields from core/sched/task.h, the summary histograms'
+snapshot intervals from core/sched/histogram.h."""
 import re
 import sys
 
@@ -55,6 +56,10 @@ def generate(em, ctx):
     em.define(macro_name("park timeout"), ns_text(d.get("BLITZ_PARK_TIMEOUT_NS")))
     em.define(macro_name("wake backlog"), ns_text(d.get("BLITZ_WAKE_BACKLOG_NS")))
     em.define(macro_name("wake busy"), ns_text(d.get("BLITZ_WAKE_BUSY_NS")))
+
+    hist = defines(source(ctx, "core/sched/histogram.h"))
+    em.define(macro_name("snapshot park"), ns_text(hist.get("HIST_SNAPSHOT_PARK_NS")))
+    em.define(macro_name("snapshot tick"), ns_text(hist.get("HIST_SNAPSHOT_NS")))
 
     worker = source(ctx, "core/sched/worker.c")
     # The starting value: the assignment commented as the default (a later

@@ -21,20 +21,24 @@ def probe_path_text(paths):
     """What an attached probe costs per hit on each site, and against the
     LTTng-UST anchor (observer-effect.json's uprobe_paths), as prose."""
     n1, n5, lt = (paths or {}).get("nop1"), (paths or {}).get("nop5"), (paths or {}).get("lttng")
-    if not (n1 and n5):
-        return ("This results set has no measurement of the per-event path itself "
-                "(bpftrace missing, or the test program did not build).")
-    text = (f"With the cheapest eBPF program there is (bpftrace's \\texttt{{count()}}) on a site that "
-            f"does nothing else, a hit costs {fmt_num(n5['ns_per_hit'], 0)}~ns on blitz's five-byte "
-            f"probe site, which the kernel rewrites into a call, and {fmt_num(n1['ns_per_hit'], 0)}~ns "
-            f"on the one-byte site that \\texttt{{sys/sdt.h}} emits, which traps on every hit. ")
+    text = ""
+    if n1 and n5:
+        text += (f"With the cheapest eBPF program there is (bpftrace's \\texttt{{count()}}) on a site "
+                 f"that does nothing else, a hit costs {fmt_num(n5['ns_per_hit'], 0)}~ns on blitz's "
+                 f"five-byte probe site, which the kernel rewrites into a call, and "
+                 f"{fmt_num(n1['ns_per_hit'], 0)}~ns on the one-byte site that \\texttt{{sys/sdt.h}} "
+                 f"emits, which traps on every hit. ")
+    else:
+        text += "This results set has no measurement of a single probe hit (bpftrace missing). "
     if lt and lt["ns_per_hit"] > 0:
         kept = "every event kept" if lt.get("hits_counted") else "some events lost"
         text += (f"The anchor for a per-event mode, an LTTng-UST tracepoint of the same two fields "
                  f"(a worker, a task) that a session records with its timestamp into per-CPU buffers "
-                 f"in the process's memory, costs {fmt_num(lt['ns_per_hit'], 0)}~ns per event ({kept}): "
-                 f"a probe hit costs {fmt_num(n5['ns_per_hit'] / lt['ns_per_hit'], 1)} times as much, "
-                 f"before its program does any work.")
+                 f"in the process's memory, costs {fmt_num(lt['ns_per_hit'], 0)}~ns per event ({kept})")
+        if n5:
+            text += (f": a probe hit costs {fmt_num(n5['ns_per_hit'] / lt['ns_per_hit'], 1)} times as "
+                     f"much, before its program does any work")
+        text += "."
     else:
         text += "The LTTng-UST anchor is not in this results set."
     return text
