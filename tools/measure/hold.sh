@@ -13,7 +13,7 @@
 # so it should check for that line (hold_checked does).
 
 hold_env() {
-	local lib=$1 probe=$2 dir=$3 here sem
+	local lib=$1 probe=$2 dir=$3 here sem rt
 	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	# (awk reads to the end: an early exit would kill readelf with SIGPIPE, and pipefail the script.)
 	sem=$(readelf -n "$lib" | awk -v p="$probe" '$1 == "Name:" { n = $2 }
@@ -22,7 +22,9 @@ hold_env() {
 	0x0 | 0x0000000000000000) echo "$probe: no such probe with a semaphore in $lib" >&2; return 1 ;;
 	esac
 	cc -O2 -shared -fPIC -o "$dir/hold.so" "$here/hold_semaphore.c" || return 1
-	HOLD_ENV=(LD_PRELOAD="$dir/hold.so" BLITZ_HOLD_SEMAPHORE="$sem")
+	# A sanitizer build's runtime must come first among the preloaded objects.
+	rt=$(ldd "$lib" 2> /dev/null | awk '$1 ~ /^lib[at]san/ { print $3 }')
+	HOLD_ENV=(LD_PRELOAD="${rt:+$rt:}$dir/hold.so" BLITZ_HOLD_SEMAPHORE="$sem")
 }
 
 # hold_checked ERRFILE WHAT - fail unless ERRFILE shows the semaphore raised.
