@@ -8,7 +8,7 @@
 #   to the environment that raises PROBE's semaphore in LIB at startup.
 #   Fails with a message if PROBE has no semaphore in LIB.
 #
-# A run given HOLD_ENV prints "hold_semaphore: raised at ..." on stderr:
+# A run given HOLD_ENV prints "$HOLD_RAISED at ..." on stderr:
 # a caller that discards stderr cannot tell a held run from an untraced one,
 # so it should check for that line (hold_checked does).
 
@@ -27,9 +27,12 @@ hold_env() {
 	HOLD_ENV=(LD_PRELOAD="${rt:+$rt:}$dir/hold.so" BLITZ_HOLD_SEMAPHORE="$sem")
 }
 
+# What a run's stderr says once hold_semaphore.c has raised the semaphore.
+HOLD_RAISED='hold_semaphore: raised'
+
 # hold_checked ERRFILE WHAT - fail unless ERRFILE shows the semaphore raised.
 hold_checked() {
-	grep -q '^hold_semaphore: raised' "$1" && return 0
+	grep -q "^$HOLD_RAISED" "$1" && return 0
 	echo "$2: the semaphore was not raised (see $1)" >&2
 	return 1
 }
