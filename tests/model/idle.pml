@@ -81,6 +81,31 @@
  *                     check and before its futex_wait, with no sleep
  *                     ending after it (core/ has no such wake today:
  *                     only sleep_in_io's reap, which ends the sleep)
+ * The wake policy (core/sched/wake.h, wake.c; docs/scheduler.md, "Waking
+ * another worker"): the default model is eager, Tokio's rule.
+ *   BOUNDED           BLITZ_WAKE=bounded: a local push notifies only when
+ *                     the pusher is behind; found_more and the park's
+ *                     final check count the inject queue and only the
+ *                     rings whose owner is behind; a lower-numbered victim
+ *                     is stolen from only when behind; a worker above 0
+ *                     whose lower workers keep up defers for a tick (no
+ *                     global fetch, its reaped wakes go to the inject
+ *                     queue, its final check leaves the inject queue to an
+ *                     awake lower worker).  "Behind" (wake_worker_behind:
+ *                     backlog x EWMA, or awake_too_long) and "keeps up"
+ *                     (lower_keep_up) are free guesses, except that a
+ *                     worker hung in a long poll is awake too long once a
+ *                     park timeout has fired since it hung (overdue[]).
+ *                     With HANG, timeouts fire only once a worker hangs,
+ *                     and the checker waits for all MAX_TIMEOUTS of them:
+ *                     bounded may leave a task behind a long poll until
+ *                     one park timeout, never longer and never for ever
+ *   BUG_BOUNDED_DEFER_ASLEEP   the final check leaves the inject queue to
+ *                     the lower workers whether they are awake or not
+ *   BUG_BOUNDED_LATE_ASLEEP    wake_park_begin's clearing of awake_since
+ *                     comes after the final check, not before our bit
+ *   BUG_BOUNDED_NO_OVERDUE     a hung worker never counts as awake too
+ *                     long: a task in its ring waits for ever
  * Proposed fixes:
  *   FIX_RELEASE       idle_claim_parked, giving back a unit it reserved
  *                     but could not use, does what any last searcher does:
@@ -154,8 +179,18 @@
 
 #ifdef BUG_IGNORE_TRANSITIONING
 #define USE_LIFO 1
+#elif defined(BOUNDED)
+#define USE_LIFO (!transitioning && !draining)  /* worker_local_dest */
 #else
 #define USE_LIFO (!transitioning)
+#endif
+
+#ifdef BOUNDED
+#define MAY_STEAL bh            /* wake_may_steal_from, computed into bh */
+#define NO_DEFER  (!defer)      /* global_fetch: wake_defer_global */
+#else
+#define MAY_STEAL 1
+#define NO_DEFER  1
 #endif
 
 /* shared state of the runtime */
@@ -182,6 +217,13 @@ byte local_left = NLOCAL;
 byte ext_left = NEXT;
 byte timeouts_left = MAX_TIMEOUTS;
 byte prod_done;              /* producers finished */
+#ifdef BOUNDED
+bool awake[NW];              /* wake.h: awake_since != 0 (set at a tick's
+                                start, cleared by wake_park_begin/_end) */
+bool hung[NW];               /* ghost: running a task for ever */
+bool overdue[NW];            /* hung, and a park timeout has fired since:
+                                awake_too_long() is true */
+#endif
 #if HANG
 byte hang_left = HANG;
 byte stuck;                  /* tasks left in the hung workers' LIFO slots */
@@ -190,6 +232,29 @@ byte stuck;                  /* tasks left in the hung workers' LIFO slots */
 #else
 #define STUCK 0
 #define NHUNG 0
+#endif
+
+/*
+ * BOUNDED with HANG: a park timeout (10 ms) fires only once a worker has
+ * hung, and makes every hung worker overdue (awake longer than the busy
+ * bound, 300 us); the checker waits until the timeouts have fired, or
+ * until it is clear nobody hung.  Otherwise timeouts are free and the
+ * checker never waits for them.
+ */
+#if defined(BOUNDED) && HANG
+#define TIMEOUT_OK     (NHUNG > 0)
+#define MARK_HUNG      hung[me] = 1
+#ifdef BUG_BOUNDED_NO_OVERDUE
+#define MARK_OVERDUE   skip
+#else
+#define MARK_OVERDUE   v = 0; do :: v < NW -> overdue[v] = hung[v]; v++ :: else -> v = 0; break od
+#endif
+#define TIMEOUTS_DONE  (timeouts_left == 0 || NHUNG == 0)
+#else
+#define TIMEOUT_OK     1
+#define MARK_HUNG      skip
+#define MARK_OVERDUE   skip
+#define TIMEOUTS_DONE  1
 #endif
 
 /* units handed out == num_searching (+ SPEC_CLAIM's pending increments) */
@@ -374,8 +439,46 @@ inline runtime_notify_parked()
 
 /* runtime_notify_parked_local(): relaxed pre-checks, then the real thing */
 /* found_more: seq_cst fence, then these loads; last = 1 if there is more */
+#ifdef BOUNDED
+/*
+ * worker_behind(x) - wake_worker_behind: bh = 1 if worker x's ring holds
+ * tasks and x is behind (backlog x EWMA, or awake too long: a guess that
+ * overdue makes true).  One step: relaxed loads, read as a hint.
+ */
+inline worker_behind(x)
+{
+	atomic {
+		if
+		:: ring[x] == 0 -> bh = 0
+		:: ring[x] > 0 -> bh = 1
+		:: ring[x] > 0 && !overdue[x] -> bh = 0
+		fi
+	}
+}
+
+/* rings_behind: bh = 1 if some ring's owner is behind; uses i */
+inline rings_behind()
+{
+	i = 0;
+	bh = 0;
+	do
+	:: i < NW && !bh -> worker_behind(i); i++
+	:: else -> break
+	od;
+	i = 0
+}
+#endif
+
 inline found_more()
 {
+#ifdef BOUNDED
+	/* wake_bounded_has_work: the inject queue or a ring whose owner is
+	 * behind; our LIFO slot is ours to run */
+	if
+	:: inject_len > 0 -> last = 1
+	:: else -> rings_behind(); last = bh; bh = 0
+	fi
+#else
 	if
 	:: lifo || inject_len > 0 -> last = 1
 	:: else ->
@@ -395,6 +498,7 @@ inline found_more()
 		od;
 		i = 0
 	fi
+#endif
 }
 
 inline runtime_notify_parked_local()
@@ -432,7 +536,13 @@ inline worker_schedule_local()
 	   };
 #ifndef SPEC_EVICT
 	   if                                       /* should_notify_others */
+#ifdef BOUNDED
+	   /* wake_bounded_local_push: only if we are behind (a guess) */
 	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
+	   :: !searching && lifo + ring[me] > 1 -> skip
+#else
+	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
+#endif
 	   :: else
 	   fi
 #endif
@@ -455,17 +565,50 @@ proctype worker(byte me; bool parked)
 	bool searching, last;
 	bool own;               /* the task came from our LIFO slot or ring */
 	byte bits, v, old, i, start, hand;
+#ifdef BOUNDED
+	bool defer, draining, bh;       /* defer_global, draining; a scratch answer */
+#endif
 
 	if
 	:: parked -> transitioning = 1; goto end_sleep  /* asleep from the start */
 	:: else
 	fi;
 top:
+#ifdef BOUNDED
+	/*
+	 * wake_bounded_tick_start: awake; defer_global = me > 0 and the lower
+	 * workers keep up (a guess; false once one of them is overdue)
+	 */
+	awake[me] = 1;
+	atomic {
+		defer = (me > 0);
+		i = 0;
+		do
+		:: i < me && overdue[i] -> defer = 0; break
+		:: i < me && !overdue[i] -> i++
+		:: else -> break
+		od;
+		i = 0;
+		if
+		:: true
+		:: defer -> defer = 0
+		fi
+	};
+	/* worker_tick's reap: while deferring, its wakes go to the inject queue */
+	if
+	:: searching || defer ->
+		draining = defer;
+		worker_schedule_local();
+		draining = 0
+	:: else
+	fi;
+#else
 	/* worker_tick: timers and a non-blocking I/O reap, maybe as a searcher */
 	if
 	:: searching -> worker_schedule_local()
 	:: else
 	fi;
+#endif
 	/* find_work: LIFO slot, own ring */
 	if
 	:: lifo -> lifo = 0; d_step { executed++; own = 1 }; goto run_task
@@ -474,7 +617,7 @@ top:
 	fi;
 	/* global_fetch (the model takes one task of the batch) */
 	if
-	:: d_step { inject_len > 0 -> inject_len--; executed++ }; goto run_task
+	:: d_step { inject_len > 0 && NO_DEFER -> inject_len--; executed++ }; goto run_task
 	:: else
 	fi;
 	/* steal_work: idle_try_become_searcher refuses if 2 * n >= NW */
@@ -507,9 +650,16 @@ top:
 		do
 		:: i < NW - 1 ->
 			v = (me + 1 + (start + i) % (NW - 1)) % NW;
+#ifdef BOUNDED
+			/* wake_may_steal_from: a higher victim always, a lower one if behind */
+			if
+			:: v > me -> bh = 1
+			:: else -> worker_behind(v)
+			fi;
+#endif
 			if
 			:: d_step {             /* steal_claim: CAS {s, r} -> {s, r + n} */
-				ring[v] > 0 && !stealing[v] ->
+				MAY_STEAL && ring[v] > 0 && !stealing[v] ->
 				hand = ring[v] - ring[v] / 2;
 				ring[v] = ring[v] - hand;
 				stealing[v] = 1
@@ -519,9 +669,16 @@ top:
 				executed++;
 				stealing[v] = 0;
 				hand = 0; v = 0; i = 0; start = 0
+#ifdef BOUNDED
+				; bh = 0
+#endif
 			   };
 			   goto run_task
-			:: else -> i++          /* empty or STEAL_FAIL_BUSY */
+			:: else ->              /* empty, STEAL_FAIL_BUSY, or not allowed */
+#ifdef BOUNDED
+				bh = 0;
+#endif
+				i++
 			fi
 		:: else -> d_step { i = 0; v = 0; start = 0 }; break
 		od
@@ -529,13 +686,16 @@ top:
 	fi;
 	/* global_fetch once more */
 	if
-	:: d_step { inject_len > 0 -> inject_len--; executed++ }; goto run_task
+	:: d_step { inject_len > 0 && NO_DEFER -> inject_len--; executed++ }; goto run_task
 	:: else
 	fi;
 
 	/* worker_park: transitioning_to_park, lifo_flush (the slot is empty) */
 	transitioning = 1;
 	assert(!lifo && ring[me] == 0);
+#if defined(BOUNDED) && !defined(BUG_BOUNDED_LATE_ASLEEP)
+	awake[me] = 0;          /* wake_park_begin (seq_cst), before our bit */
+#endif
 #ifdef WAKE_BEFORE_SLEEP
 	worker_schedule_local();
 #endif
@@ -559,7 +719,45 @@ top:
 	   }
 	:: else
 	fi;
-#ifndef BUG_NO_FINAL_CHECK
+#if defined(BOUNDED) && !defined(BUG_NO_FINAL_CHECK)
+	/*
+	 * wake_bounded_final_check: the inject queue (seq_cst load), unless
+	 * this tick deferred and a lower worker is awake (seq_cst loads of
+	 * awake_since); then the rings whose owner is behind
+	 */
+	if
+	:: inject_len > 0 ->
+		bh = 1;
+#ifdef BUG_BOUNDED_DEFER_ASLEEP
+		if
+		:: defer -> bh = 0
+		:: else
+		fi;
+#else
+		if
+		:: defer ->
+			i = 0;
+			do
+			:: i < me && awake[i] -> bh = 0; break
+			:: i < me && !awake[i] -> i++
+			:: else -> break
+			od;
+			i = 0
+		:: else
+		fi;
+#endif
+		if
+		:: bh -> bh = 0; goto found_work
+		:: else
+		fi
+	:: else
+	fi;
+	rings_behind();
+	if
+	:: bh -> bh = 0; goto found_work
+	:: else
+	fi;
+#elif !defined(BUG_NO_FINAL_CHECK)
 	/* runtime_has_work: the inject queue, then every ring */
 #ifdef SPEC_RECHECK
 	if
@@ -597,6 +795,9 @@ found_work:
 
 sleep:
 	last = 0;
+#if defined(BOUNDED) && defined(BUG_BOUNDED_LATE_ASLEEP)
+	awake[me] = 0;          /* the bug: after the final check */
+#endif
 	/* park_wait: CAS(UNPARKED -> PARKED), futex_wait(PARKED, 10 ms) */
 	if
 	:: d_step { futex[me] == UNPARKED -> futex[me] = PARKED };
@@ -610,8 +811,9 @@ end_sleep:
 		if
 		:: !sleeping[me]                                /* woken */
 		:: d_step {                                     /* 10 ms timeout */
-			sleeping[me] && timeouts_left > 0 ->
+			sleeping[me] && timeouts_left > 0 && TIMEOUT_OK ->
 			sleeping[me] = 0; nsleep--;
+			MARK_OVERDUE;
 			if
 			:: timeouts_left < 255 -> timeouts_left--
 			:: else
@@ -656,6 +858,9 @@ unpark_self:
 	:: else
 	fi;
 	transitioning = 0;
+#ifdef BOUNDED
+	awake[me] = 0;          /* wake_park_end (relaxed) */
+#endif
 	goto top;
 
 run_task:
@@ -709,7 +914,7 @@ run_task:
 #if HANG
 	/* the task may run "forever" (a long poll): this worker is gone */
 	if
-	:: d_step { hang_left > 0 -> hang_left--; stuck = stuck + lifo };
+	:: d_step { hang_left > 0 -> hang_left--; stuck = stuck + lifo; MARK_HUNG };
 end_hung:	false
 	:: true
 	fi;
@@ -768,7 +973,7 @@ init
 active proctype checker()
 {
 	atomic {
-		prod_done == NPROD && nsleep + NHUNG == NW ->
+		prod_done == NPROD && nsleep + NHUNG == NW && TIMEOUTS_DONE ->
 		assert(spawned == executed + STUCK);
 		assert(inject_len == 0);
 		assert(HANG || (num_searching == 0 && reserved == 0 && owed == 0));

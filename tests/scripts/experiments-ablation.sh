@@ -9,9 +9,17 @@ set -euo pipefail
 run_quick ablation ab
 need "$tmp/ab/raw/bench.jsonl" "ablation raw JSON"
 need "$tmp/ab/summary.md" "ablation summary"
+# sched-bench's benchmarks and the sync-bench rows meta.json names, per variant.
+ns=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["sync_rows"].split(",")))' "$tmp/ab/meta.json")
+nv=$(wc -l < "$tmp/ab/raw/variants.txt")
 n=$(wc -l < "$tmp/ab/raw/bench.jsonl")
-[ "$n" -eq $((nb * 7)) ] && echo "ok   $n timed lines ($nb benchmarks x 7 variants)" ||
-	{ echo "FAIL ablation: $n timed lines, not $nb benchmarks x 7 variants"; fail=1; }
+[ "$n" -eq $(((nb + ns) * nv)) ] && echo "ok   $n timed lines (($nb + $ns sync) benchmarks x $nv variants)" ||
+	{ echo "FAIL ablation: $n timed lines, not ($nb + $ns sync) benchmarks x $nv variants"; fail=1; }
+for row in mutex_contended_4t barrier_4t; do
+	grep -q "\"variant\":\"wake-bounded\".*\"bench\":\"$row\"" "$tmp/ab/raw/bench.jsonl" &&
+		grep -q "| $row |" "$tmp/ab/summary.md" && echo "ok   ablation: sync-bench's $row in the raw lines and the summary" ||
+		{ echo "FAIL ablation: sync-bench's $row missing"; fail=1; }
+done
 # The knobs at work, from the runtime's own counters.
 lifo=$(grep -o 'lifo_hits=[0-9]*' "$tmp/ab/raw/traced-no-lifo.stats" | cut -d= -f2 | awk '{s+=$1} END {print s+0}')
 [ "$lifo" -eq 0 ] && echo "ok   ablation no-lifo: 0 LIFO hits" || { echo "FAIL ablation no-lifo: $lifo LIFO hits"; fail=1; }
