@@ -21,7 +21,8 @@
  * defer_global, tick_start, awake_since); only these hooks and wake.c
  * write it.  What a skipped wake can cost under bounded is parallelism
  * until a park timeout (10 ms) plus the busy bound, never a task: see
- * docs/scheduler.md, "Waking another worker", for the argument.
+ * docs/scheduler.md, "Waking another worker", for the argument, which
+ * tests/model/idle.pml checks with -DBOUNDED (tests/model/README.md).
  */
 #ifndef BLITZ_CORE_SCHED_WAKE_H
 #define BLITZ_CORE_SCHED_WAKE_H

@@ -34,6 +34,33 @@ def variants(d):
     return out
 
 
+def waiting_rows(meta, benches, names, med):
+    """A sentence: each variant's geometric-mean ratio over sync-bench's
+    waiting rows (meta.json's sync_rows) against sched-bench's; empty for a
+    results set from before those rows were timed."""
+    sync = [b for b in (meta.get("sync_rows") or "").split(",") if b in benches]
+    if not sync:
+        return ""
+    sched = [b for b in benches if b not in sync]
+
+    def geo(n, rows):
+        rs = [med[(b, n)] / med[(b, names[0])] for b in rows
+              if med.get((b, n)) and med.get((b, names[0]))]
+        return math.exp(sum(map(math.log, rs)) / len(rs)) if rs else None
+
+    parts = []
+    for n in names[1:]:
+        a, b = geo(n, sync), geo(n, sched)
+        if a and b:
+            parts.append(f"{tex_escape(n)} {a:.2f} against {b:.2f}")
+    if not parts:
+        return ""
+    return ("On the rows where tasks wait on each other (sync-bench's " +
+            ", ".join(tt(b) for b in sync) +
+            "), each variant's time over the baseline's, geometric mean, against the same over "
+            "sched-bench's rows: " + "; ".join(parts) + ".")
+
+
 def generate(em, ctx):
     d = ctx.dir(EXP)
     rows = results.lines(os.path.join(d, "raw", "bench.jsonl")) if d else []
@@ -45,6 +72,7 @@ def generate(em, ctx):
         em.define("resAbIters", "n/a")
         em.define("resAbBackend", "n/a")
         em.define("resAbCheck", "")
+        em.define("resAbWaiting", "")
         for f in ("ablation-variants.tex", "ablation-throughput.tex", "ablation-counters.tex",
                   "ablation-figures.tex"):
             em.write(f, "")
@@ -87,7 +115,9 @@ def generate(em, ctx):
              size="\\footnotesize",
              caption=f"Ablation: ns per operation of the {tex_escape(base)} policy, and each variant's time "
              f"as a ratio to it (above 1: slower), median of {tex_escape(meta.get('rounds', '?'))} round(s) "
-             "in which the variants alternate; 2 workers, untraced.", label="tab:ablation-throughput")
+             "in which the variants alternate; 2 workers, untraced. sched-bench's benchmarks, then "
+             "sync-bench's rows where tasks wait on each other, where the run has them.",
+             label="tab:ablation-throughput")
     parts = []
     for n in names[1:]:
         if geo.get(n):
@@ -99,6 +129,7 @@ def generate(em, ctx):
         s += (f" The largest change is {tex_escape(worst[1])} on {tt(worst[2])}, "
               f"{worst[0]:.2f} times the {tex_escape(base)} time.")
     em.define("resAbFinding", s)
+    em.define("resAbWaiting", waiting_rows(meta, benches, names, med))
 
     stats = {n: data.counters(d, n) for n in names}
     if any(stats.values()):

@@ -56,6 +56,13 @@ def peer_versions(em, ctx):
                                        r"^(\d+\.\d+(?:\.\d+)?)") or "(not installed)")
 
 
+def breakable(v):
+    """@v escaped, breakable after commas, '=' and underscores: a parameter
+    such as a list of variants or benchmarks is one long token."""
+    t = tex_escape(v).replace("\\_", "\\_\\allowbreak{}")
+    return t.replace(",", ",\\allowbreak{}").replace("=", "=\\allowbreak{}")
+
+
 def generate(em, ctx):
     names = [n for n in ORDER if ctx.dir(n)] + [n for n in ctx.dirs if n not in ORDER]
     metas = {n: ctx.meta(n) for n in names}
@@ -105,11 +112,11 @@ def generate(em, ctx):
         params = {k: v for k, v in m.items() if isinstance(v, str) and k not in
                   ("experiment", "kernel", "machine", "cpu_model", "commit", "config")}
         if params:
-            out.append("\\item[parameters] " + "; ".join(f"{tex_escape(k)}: {tex_escape(v)}"
+            out.append("\\item[parameters] " + "; ".join(f"{tex_escape(k)}: {breakable(v)}"
                                                           for k, v in sorted(params.items())))
         tools = m.get("tools")
         if isinstance(tools, dict):
-            out.append("\\item[tools] " + "; ".join(f"{tex_escape(k)}: {tex_escape(v)}"
+            out.append("\\item[tools] " + "; ".join(f"{tex_escape(k)}: {breakable(v)}"
                                                      for k, v in sorted(tools.items())))
         cfg = config_lines(m.get("config", ""))
         if cfg:
