@@ -16,6 +16,7 @@
 #include "../probes.h"
 #include "runtime.h"
 #include "task.h"
+#include "help.h"
 #include "worker.h"
 
 struct blitz_runtime *blitz_current_runtime(void)
@@ -274,8 +275,29 @@ static struct blitz_waker thread_clone(const void *data)
 }
 
 /*
+ * outside_stack_room - may a join from this non-worker thread, at this
+ * depth, run queued tasks on its stack?  A task it runs may join in turn,
+ * and each nesting takes stack: as on a worker (core/sched/help.c), a
+ * join that finds less than BLITZ_JOIN_STACK_RESERVE left only waits.
+ * The limit is read once per thread (pthread_getattr_np reads
+ * /proc/self/maps for the main thread); 0: unknown, no limit.
+ */
+static bool outside_stack_room(void)
+{
+	static _Thread_local uintptr_t limit;
+	static _Thread_local bool known;
+
+	if (!known) {
+		limit = help_stack_limit();
+		known = true;
+	}
+	return (uintptr_t)__builtin_frame_address(0) > limit;
+}
+
+/*
  * wait_outside - wait for @t from a non-worker thread.  With @help, run
- * queued tasks meanwhile.  The waker lives on our stack, so once it is
+ * queued tasks meanwhile, while the stack has room for them
+ * (outside_stack_room).  The waker lives on our stack, so once it is
  * registered we return only after the completer has called it.
  */
 static int wait_outside(struct blitz_task *t, bool help)
@@ -283,6 +305,8 @@ static int wait_outside(struct blitz_task *t, bool help)
 	struct thread_waker tw = { .woken = 0 };
 	uint64_t s = task_state_load(t);
 	bool registered = false;
+
+	help = help && outside_stack_room();
 
 	if (task_lifecycle(s) != TASK_COMPLETE && !(s & TASK_JOIN_WAKER)) {
 		t->join_waker = thread_clone(&tw);

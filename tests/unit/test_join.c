@@ -4,12 +4,19 @@
  * runs other tasks until the target completes.  Deep chains on one worker
  * (no deadlock, no stack overflow, -EDEADLK past the stack's room), a
  * target running on another worker, cancellation of the target and of
- * the joiner, a join cycle, shutdown, and block_on from a task.
+ * the joiner, a join cycle, shutdown, block_on from a task, and the
+ * bound on the nesting of a join from a thread that is not a worker.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <blitz.h>
 #include "suites.h"
@@ -40,6 +47,7 @@ static void wait_done(struct blitz_task *t)
 /* A chain: each task spawns the next and joins it from inside its poll.  */
 
 static _Atomic long chain_ran, chain_ok, chain_deadlk, chain_other;
+static void (*link_hook)(void);	/* called by every link first; NULL: none */
 
 struct link {
 	long left;		/* links still to spawn below this one */
@@ -56,6 +64,8 @@ static enum blitz_poll link_poll(void *arg, struct blitz_cx *cx)
 	struct blitz_task *t;
 	int ret;
 
+	if (link_hook)
+		link_hook();
 	atomic_fetch_add(&chain_ran, 1);
 	s->depth = 1;
 	if (s->left == 0)
@@ -81,6 +91,7 @@ static void chain_reset(void)
 	atomic_store(&chain_ok, 0);
 	atomic_store(&chain_deadlk, 0);
 	atomic_store(&chain_other, 0);
+	link_hook = NULL;
 }
 
 /*
@@ -445,6 +456,153 @@ START_TEST(block_on_from_a_task)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* Joins from a thread that is not a worker                                */
+
+/*
+ * A thread outside the runtime that joins runs queued tasks meanwhile; a
+ * task it runs that joins in turn nests on that thread's stack.  The
+ * chain below runs on such a thread while the only worker is held by a
+ * task that spins: every link is the outside thread's to run, until its
+ * stack is down to BLITZ_JOIN_STACK_RESERVE; from there its join only
+ * waits.  The holder lets the worker go once the outside thread sleeps
+ * (its state in /proc): without the bound it would never sleep, and
+ * would overflow its stack first.
+ */
+/*
+ * The outside thread's stack: room for some links but not all 5,000
+ * (about 190 bytes a level at -O2, 600 under ASan).  ThreadSanitizer's
+ * thread state, in static TLS, takes ~800 KiB of a thread's stack.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define OUTSIDE_STACK (2u << 20)
+#elif defined(__SANITIZE_ADDRESS__)
+#define OUTSIDE_STACK (1u << 20)
+#else
+#define OUTSIDE_STACK (512u << 10)
+#endif
+#define OUTSIDE_LINKS 5000
+
+static struct blitz_runtime *outside_rt;
+static pthread_t outside_thread, outside_self;	/* outside_self: set by the thread itself */
+static _Atomic int outside_tid, outside_release, outside_holding;
+static _Atomic long outside_links;		/* links the outside thread ran */
+static _Atomic uintptr_t outside_min_room = UINTPTR_MAX;
+static uintptr_t outside_stack_lo;
+
+/* link_hook for this test: how deep a link on the outside thread runs. */
+static void outside_note(void)
+{
+	if (pthread_equal(pthread_self(), outside_self)) {
+		uintptr_t room = (uintptr_t)__builtin_frame_address(0) - outside_stack_lo;
+		uintptr_t min = atomic_load(&outside_min_room);
+
+		atomic_fetch_add(&outside_links, 1);
+		while (room < min && !atomic_compare_exchange_weak(&outside_min_room, &min, room))
+			;
+	}
+}
+
+/* The worker's holder: spins until the test lets it go. */
+static enum blitz_poll hold_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	(void)cx;
+	atomic_store(&outside_holding, 1);
+	while (!atomic_load(&outside_release))
+		sched_yield();
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable hold_vt = BLITZ_TASK_VTABLE(hold_poll, NULL);
+
+static void *outside_main(void *arg)
+{
+	struct link root = { .left = OUTSIDE_LINKS - 1 };
+	struct blitz_task *t;
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+
+	(void)arg;
+	ck_assert_int_eq(pthread_getattr_np(pthread_self(), &a), 0);
+	ck_assert_int_eq(pthread_attr_getstack(&a, &lo, &size), 0);
+	pthread_attr_destroy(&a);
+	outside_stack_lo = (uintptr_t)lo;
+	outside_self = pthread_self();
+	atomic_store(&outside_tid, (int)syscall(SYS_gettid));
+	t = blitz_spawn(outside_rt, &link_vt, &root, sizeof(root));
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(blitz_join(t), 0);
+	blitz_task_release(t);
+	return NULL;
+}
+
+/* thread_sleeping - is thread @tid of this process asleep ('S' in its stat)? */
+static bool thread_sleeping(int tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the state follows the command's closing parenthesis */
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+START_TEST(outside_join_nesting_is_bounded)
+{
+	struct blitz_task *hold;
+	pthread_attr_t a;
+	long left = (long)(60000 * test_timeout_scale());
+
+	outside_rt = new_rt(1);
+	chain_reset();
+	link_hook = outside_note;
+	atomic_store(&outside_release, 0);
+	atomic_store(&outside_holding, 0);
+	atomic_store(&outside_links, 0);
+	atomic_store(&outside_tid, 0);
+	atomic_store(&outside_min_room, UINTPTR_MAX);
+	hold = blitz_spawn(outside_rt, &hold_vt, NULL, 0);
+	ck_assert_ptr_nonnull(hold);
+	wait_flag(&outside_holding);
+	ck_assert_int_eq(pthread_attr_init(&a), 0);
+	ck_assert_int_eq(pthread_attr_setstacksize(&a, OUTSIDE_STACK), 0);
+	ck_assert_int_eq(pthread_create(&outside_thread, &a, outside_main, NULL), 0);
+	pthread_attr_destroy(&a);
+	/* Let the worker go once the outside thread waits without helping. */
+	while (left-- > 0 && !(atomic_load(&outside_tid) && atomic_load(&outside_links) > 0 &&
+			       thread_sleeping(atomic_load(&outside_tid))))
+		usleep(1000);
+	ck_assert_msg(left > 0, "the outside thread never stopped helping (%ld links run there, %zu bytes of stack left at least)",
+		      atomic_load(&outside_links), (size_t)atomic_load(&outside_min_room));
+	atomic_store(&outside_release, 1);
+	ck_assert_int_eq(pthread_join(outside_thread, NULL), 0);
+	ck_assert_int_eq(blitz_join(hold), 0);
+	blitz_task_release(hold);
+	ck_assert_int_eq(atomic_load(&chain_ran), OUTSIDE_LINKS);
+	ck_assert_int_eq(atomic_load(&chain_ok), OUTSIDE_LINKS - 1);
+	ck_assert_int_eq(atomic_load(&chain_other), 0);
+	/* It helped, stopped short of the chain, and kept half the reserve. */
+	if (getenv("BLITZ_TEST_VERBOSE"))
+		fprintf(stderr, "outside: %ld links, %zu bytes left at least\n",
+			atomic_load(&outside_links), (size_t)atomic_load(&outside_min_room));
+	ck_assert_int_gt(atomic_load(&outside_links), 0);
+	ck_assert_int_lt(atomic_load(&outside_links), OUTSIDE_LINKS);
+	ck_assert_msg(atomic_load(&outside_min_room) > BLITZ_JOIN_STACK_RESERVE / 2,
+		      "a link ran with %zu bytes of stack left",
+		      (size_t)atomic_load(&outside_min_room));
+	blitz_runtime_free(outside_rt);
+	link_hook = NULL;
+}
+END_TEST
+
 static Suite *join_suite(void)
 {
 	Suite *s = suite_create("join");
@@ -459,6 +617,7 @@ static Suite *join_suite(void)
 	tcase_add_test(tc, shutdown_ends_the_join);
 	tcase_add_test(tc, join_cycle_is_edeadlk);
 	tcase_add_test(tc, block_on_from_a_task);
+	tcase_add_test(tc, outside_join_nesting_is_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
