@@ -95,11 +95,16 @@
  *                     backlog x EWMA, or awake_too_long) and "keeps up"
  *                     (lower_keep_up) are free guesses, except that a
  *                     worker hung in a long poll is awake too long once a
- *                     park timeout has fired since it hung (overdue[]).
- *                     With HANG, timeouts fire only once a worker hangs,
- *                     and the checker waits for all MAX_TIMEOUTS of them:
- *                     bounded may leave a task behind a long poll until
- *                     one park timeout, never longer and never for ever
+ *                     park timeout has fired since it hung (overdue[];
+ *                     one timeout, EARLY_TIMEOUT, may come within the busy
+ *                     bound and set nothing).  With HANG, timeouts fire
+ *                     only once a worker hangs, and the checker waits for
+ *                     all MAX_TIMEOUTS of them: bounded may leave a task
+ *                     behind a long poll until the second timeout after
+ *                     the hang, never longer and never for ever.  Do not
+ *                     start worker 0 asleep with INIT_RING > 0 under
+ *                     BOUNDED: core/ never sleeps with tasks in its own
+ *                     ring (tests/model/README.md)
  *   BUG_BOUNDED_DEFER_ASLEEP   the final check leaves the inject queue to
  *                     the lower workers whether they are awake or not
  *   BUG_BOUNDED_LATE_ASLEEP    wake_park_begin's clearing of awake_since
@@ -218,6 +223,9 @@ byte ext_left = NEXT;
 byte timeouts_left = MAX_TIMEOUTS;
 byte prod_done;              /* producers finished */
 #ifdef BOUNDED
+#if HANG
+bool early_left = 1;         /* ghost: the one timeout within the busy bound */
+#endif
 bool awake[NW];              /* wake.h: awake_since != 0 (set at a tick's
                                 start, cleared by wake_park_begin/_end) */
 bool hung[NW];               /* ghost: running a task for ever */
@@ -236,10 +244,14 @@ byte stuck;                  /* tasks left in the hung workers' LIFO slots */
 
 /*
  * BOUNDED with HANG: a park timeout (10 ms) fires only once a worker has
- * hung, and makes every hung worker overdue (awake longer than the busy
- * bound, 300 us); the checker waits until the timeouts have fired, or
- * until it is clear nobody hung.  Otherwise timeouts are free and the
- * checker never waits for them.
+ * hung.  awake_too_long() counts from the hung worker's tick start, so a
+ * timeout that comes within the busy bound (300 us) of it still finds the
+ * worker keeping up: one timeout may leave overdue unset (EARLY_TIMEOUT);
+ * any other makes every hung worker overdue (with the busy bound shorter
+ * than the park timeout, the next timeout is that much later).  The
+ * checker waits until MAX_TIMEOUTS have fired, or until it is clear
+ * nobody hung.  Otherwise timeouts are free and the checker never waits
+ * for them.
  */
 #if defined(BOUNDED) && HANG
 #define TIMEOUT_OK     (NHUNG > 0)
@@ -247,9 +259,10 @@ byte stuck;                  /* tasks left in the hung workers' LIFO slots */
 #ifdef BUG_BOUNDED_NO_OVERDUE
 #define MARK_OVERDUE   skip
 #else
-#define MARK_OVERDUE   v = 0; do :: v < NW -> overdue[v] = hung[v]; v++ :: else -> v = 0; break od
+#define MARK_OVERDUE   v = 0; do :: v < NW -> overdue[v] = overdue[v] || hung[v]; v++ :: else -> v = 0; break od
 #endif
 #define TIMEOUTS_DONE  (timeouts_left == 0 || NHUNG == 0)
+#define EARLY_TIMEOUT  1
 #else
 #define TIMEOUT_OK     1
 #define MARK_HUNG      skip
@@ -819,6 +832,17 @@ end_sleep:
 			:: else
 			fi
 		   }
+#ifdef EARLY_TIMEOUT
+		:: d_step {                                     /* one within the busy bound */
+			sleeping[me] && timeouts_left > 0 && TIMEOUT_OK && early_left ->
+			sleeping[me] = 0; nsleep--;
+			early_left = 0;
+			if
+			:: timeouts_left < 255 -> timeouts_left--
+			:: else
+			fi
+		   }
+#endif
 #if NLOCAL > 0
 		:: d_step {                                     /* sleep_in_io: a completion */
 			sleeping[me] && local_left > 0 ->
