@@ -34,22 +34,38 @@
 #include "worker.h"
 
 /*
- * help_stack_limit - the lowest address a join may start helping from:
- * the calling thread's stack bottom plus the reserve; 0 (no limit) if the
- * stack's bounds cannot be read.
+ * help_stack_bounds - where on the calling thread's stack a join may
+ * start helping: above *@limit (the stack's bottom plus the reserve) and
+ * below *@top (its top).  A stack no larger than the reserve gets a limit
+ * at its top: a join there never helps.  False (and 0, 0) if the bounds
+ * cannot be read.
  */
-uintptr_t help_stack_limit(void)
+bool help_stack_bounds(uintptr_t *limit, uintptr_t *top)
 {
 	pthread_attr_t a;
 	void *addr;
 	size_t size;
-	uintptr_t limit = 0;
+	bool ok = false;
 
+	*limit = *top = 0;
 	if (pthread_getattr_np(pthread_self(), &a))
-		return 0;
-	if (!pthread_attr_getstack(&a, &addr, &size) && size > BLITZ_JOIN_STACK_RESERVE)
-		limit = (uintptr_t)addr + BLITZ_JOIN_STACK_RESERVE;
+		return false;
+	if (!pthread_attr_getstack(&a, &addr, &size)) {
+		*top = (uintptr_t)addr + size;
+		*limit = size > BLITZ_JOIN_STACK_RESERVE ? (uintptr_t)addr + BLITZ_JOIN_STACK_RESERVE
+							 : *top;
+		ok = true;
+	}
 	pthread_attr_destroy(&a);
+	return ok;
+}
+
+/* help_stack_limit - help_stack_bounds' limit; 0 (no limit) if unknown. */
+uintptr_t help_stack_limit(void)
+{
+	uintptr_t limit, top;
+
+	help_stack_bounds(&limit, &top);
 	return limit;
 }
 

@@ -7,6 +7,7 @@
 #ifndef BLITZ_CORE_SCHED_HELP_H
 #define BLITZ_CORE_SCHED_HELP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct blitz_task;
@@ -21,6 +22,7 @@ struct help_frame {
 	struct blitz_task *joiner;	/* the task whose poll called the join (NULL: none) */
 };
 
+bool help_stack_bounds(uintptr_t *limit, uintptr_t *top);
 uintptr_t help_stack_limit(void);
 
 #endif

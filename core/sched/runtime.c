@@ -278,20 +278,21 @@ static struct blitz_waker thread_clone(const void *data)
  * outside_stack_room - may a join from this non-worker thread, at this
  * depth, run queued tasks on its stack?  A task it runs may join in turn,
  * and each nesting takes stack: as on a worker (core/sched/help.c), a
- * join that finds less than BLITZ_JOIN_STACK_RESERVE left only waits.
- * The limit is read once per thread (pthread_getattr_np reads
- * /proc/self/maps for the main thread); 0: unknown, no limit.
+ * join that finds less than BLITZ_JOIN_STACK_RESERVE left only waits, and
+ * so does one on a stack that is not the thread's own (a fiber's: its
+ * room is unknown).  The bounds are read once per thread
+ * (pthread_getattr_np reads /proc/self/maps for the main thread); if they
+ * cannot be read, the join helps without a bound, as before.
  */
 static bool outside_stack_room(void)
 {
-	static _Thread_local uintptr_t limit;
-	static _Thread_local bool known;
+	static _Thread_local uintptr_t limit, top;
+	static _Thread_local int known;		/* 0: not read yet, 1: read, -1: unreadable */
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 
-	if (!known) {
-		limit = help_stack_limit();
-		known = true;
-	}
-	return (uintptr_t)__builtin_frame_address(0) > limit;
+	if (!known)
+		known = help_stack_bounds(&limit, &top) ? 1 : -1;
+	return known < 0 || (here > limit && here < top);
 }
 
 /*

@@ -180,7 +180,8 @@ enum blitz_poll blitz_join_poll(struct blitz_task *task, struct blitz_cx *cx);
  * From a thread that is not a worker: runs tasks of the global queue
  * until @task completes, while at least BLITZ_JOIN_STACK_RESERVE of the
  * thread's stack is left (a task it runs may join in turn, nesting on
- * that stack); below that it only waits.  From a worker of @task's runtime (a poll
+ * that stack); below that, or on a stack that is not the thread's own,
+ * it only waits.  From a worker of @task's runtime (a poll
  * function may call it): @task in the worker's LIFO slot (just spawned)
  * is polled at once; else the worker runs its own loop (its LIFO slot,
  * queues, steals, timers, I/O; parking when idle) until @task completes;

@@ -7,6 +7,7 @@
  * the joiner, a join cycle, shutdown, block_on from a task, and the
  * bound on the nesting of a join from a thread that is not a worker.
  */
+#include <alloca.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -47,7 +48,8 @@ static void wait_done(struct blitz_task *t)
 /* A chain: each task spawns the next and joins it from inside its poll.  */
 
 static _Atomic long chain_ran, chain_ok, chain_deadlk, chain_other;
-static void (*link_hook)(void);	/* called by every link first; NULL: none */
+/* Called by every link first (NULL: none); returns bytes of stack the link holds across its join. */
+static size_t (*link_hook)(void);
 
 struct link {
 	long left;		/* links still to spawn below this one */
@@ -62,10 +64,14 @@ static enum blitz_poll link_poll(void *arg, struct blitz_cx *cx)
 	struct link *s = arg;
 	struct link next = { .left = s->left - 1 };
 	struct blitz_task *t;
+	size_t pad = link_hook ? link_hook() : 0;
 	int ret;
 
-	if (link_hook)
-		link_hook();
+	if (pad) {
+		volatile char *held = alloca(pad);
+
+		held[0] = held[pad - 1] = 1;	/* lives until this poll returns */
+	}
 	atomic_fetch_add(&chain_ran, 1);
 	s->depth = 1;
 	if (s->left == 0)
@@ -466,41 +472,40 @@ END_TEST
  * task that spins: every link is the outside thread's to run, until its
  * stack is down to BLITZ_JOIN_STACK_RESERVE; from there its join only
  * waits.  The holder lets the worker go once the outside thread sleeps
- * (its state in /proc): without the bound it would never sleep, and
- * would overflow its stack first.
+ * (its state in /proc) and has run no link for a while: without the bound
+ * it would never sleep, and would overflow its stack first.  Each link on
+ * the outside thread takes at least OUTSIDE_PAD bytes of its stack, so
+ * that the chain cannot fit whatever a compiler makes of the frames.
  */
-/*
- * The outside thread's stack: room for some links but not all 5,000
- * (about 190 bytes a level at -O2, 600 under ASan).  ThreadSanitizer's
- * thread state, in static TLS, takes ~800 KiB of a thread's stack.
- */
-#if defined(__SANITIZE_THREAD__)
-#define OUTSIDE_STACK (2u << 20)
-#elif defined(__SANITIZE_ADDRESS__)
-#define OUTSIDE_STACK (1u << 20)
-#else
-#define OUTSIDE_STACK (512u << 10)
-#endif
 #define OUTSIDE_LINKS 5000
+#define OUTSIDE_PAD 1024
+/* ThreadSanitizer's thread state, in static TLS, takes ~800 KiB of a thread's stack. */
+#ifdef __SANITIZE_THREAD__
+#define OUTSIDE_STACK (2u << 20)
+#else
+#define OUTSIDE_STACK (1u << 20)
+#endif
 
 static struct blitz_runtime *outside_rt;
 static pthread_t outside_thread, outside_self;	/* outside_self: set by the thread itself */
-static _Atomic int outside_tid, outside_release, outside_holding;
+static _Atomic int outside_tid, outside_release, outside_holding, outside_joining;
 static _Atomic long outside_links;		/* links the outside thread ran */
 static _Atomic uintptr_t outside_min_room = UINTPTR_MAX;
 static uintptr_t outside_stack_lo;
 
-/* link_hook for this test: how deep a link on the outside thread runs. */
-static void outside_note(void)
+/* link_hook for these tests: how deep a link on the outside thread runs. */
+static size_t outside_note(void)
 {
-	if (pthread_equal(pthread_self(), outside_self)) {
-		uintptr_t room = (uintptr_t)__builtin_frame_address(0) - outside_stack_lo;
-		uintptr_t min = atomic_load(&outside_min_room);
+	uintptr_t room, min;
 
-		atomic_fetch_add(&outside_links, 1);
-		while (room < min && !atomic_compare_exchange_weak(&outside_min_room, &min, room))
-			;
-	}
+	if (!pthread_equal(pthread_self(), outside_self))
+		return 0;
+	room = (uintptr_t)__builtin_frame_address(0) - outside_stack_lo;
+	min = atomic_load(&outside_min_room);
+	atomic_fetch_add(&outside_links, 1);
+	while (room < min && !atomic_compare_exchange_weak(&outside_min_room, &min, room))
+		;
+	return OUTSIDE_PAD;
 }
 
 /* The worker's holder: spins until the test lets it go. */
@@ -532,6 +537,7 @@ static void *outside_main(void *arg)
 	atomic_store(&outside_tid, (int)syscall(SYS_gettid));
 	t = blitz_spawn(outside_rt, &link_vt, &root, sizeof(root));
 	ck_assert_ptr_nonnull(t);
+	atomic_store(&outside_joining, 1);
 	ck_assert_int_eq(blitz_join(t), 0);
 	blitz_task_release(t);
 	return NULL;
@@ -555,17 +561,41 @@ static bool thread_sleeping(int tid)
 	return p && p[1] == ' ' && p[2] == 'S';
 }
 
-START_TEST(outside_join_nesting_is_bounded)
+/*
+ * outside_waits - has the outside thread stopped helping: asleep, with
+ * no new link, at three looks 1 ms apart?  (It may sleep for a moment on
+ * a lock while it still helps.)
+ */
+static bool outside_waits(void)
+{
+	long links = atomic_load(&outside_links);
+
+	for (int i = 0; i < 3; i++) {
+		if (!atomic_load(&outside_joining) || !thread_sleeping(atomic_load(&outside_tid)))
+			return false;
+		usleep(1000);
+	}
+	return atomic_load(&outside_links) == links;
+}
+
+/*
+ * run_outside_chain - the chain on a thread with a stack of @stack bytes
+ * while the only worker is held; every link runs once and every join
+ * succeeds.  Returns the links the outside thread ran.
+ */
+static long run_outside_chain(size_t stack)
 {
 	struct blitz_task *hold;
 	pthread_attr_t a;
 	long left = (long)(60000 * test_timeout_scale());
+	bool waits = false;
 
 	outside_rt = new_rt(1);
 	chain_reset();
 	link_hook = outside_note;
 	atomic_store(&outside_release, 0);
 	atomic_store(&outside_holding, 0);
+	atomic_store(&outside_joining, 0);
 	atomic_store(&outside_links, 0);
 	atomic_store(&outside_tid, 0);
 	atomic_store(&outside_min_room, UINTPTR_MAX);
@@ -573,15 +603,18 @@ START_TEST(outside_join_nesting_is_bounded)
 	ck_assert_ptr_nonnull(hold);
 	wait_flag(&outside_holding);
 	ck_assert_int_eq(pthread_attr_init(&a), 0);
-	ck_assert_int_eq(pthread_attr_setstacksize(&a, OUTSIDE_STACK), 0);
+	ck_assert_int_eq(pthread_attr_setstacksize(&a, stack), 0);
 	ck_assert_int_eq(pthread_create(&outside_thread, &a, outside_main, NULL), 0);
 	pthread_attr_destroy(&a);
 	/* Let the worker go once the outside thread waits without helping. */
-	while (left-- > 0 && !(atomic_load(&outside_tid) && atomic_load(&outside_links) > 0 &&
-			       thread_sleeping(atomic_load(&outside_tid))))
-		usleep(1000);
-	ck_assert_msg(left > 0, "the outside thread never stopped helping (%ld links run there, %zu bytes of stack left at least)",
-		      atomic_load(&outside_links), (size_t)atomic_load(&outside_min_room));
+	while (!waits && left-- > 0) {
+		waits = outside_waits();
+		if (!waits)
+			usleep(1000);
+	}
+	ck_assert_msg(waits, "the outside thread never stopped helping (%ld links run there, "
+		      "%zu bytes of stack left at least)", atomic_load(&outside_links),
+		      (size_t)atomic_load(&outside_min_room));
 	atomic_store(&outside_release, 1);
 	ck_assert_int_eq(pthread_join(outside_thread, NULL), 0);
 	ck_assert_int_eq(blitz_join(hold), 0);
@@ -589,17 +622,33 @@ START_TEST(outside_join_nesting_is_bounded)
 	ck_assert_int_eq(atomic_load(&chain_ran), OUTSIDE_LINKS);
 	ck_assert_int_eq(atomic_load(&chain_ok), OUTSIDE_LINKS - 1);
 	ck_assert_int_eq(atomic_load(&chain_other), 0);
-	/* It helped, stopped short of the chain, and kept half the reserve. */
 	if (getenv("BLITZ_TEST_VERBOSE"))
-		fprintf(stderr, "outside: %ld links, %zu bytes left at least\n",
+		fprintf(stderr, "outside, %zu-byte stack: %ld links, %zu bytes left at least\n", stack,
 			atomic_load(&outside_links), (size_t)atomic_load(&outside_min_room));
-	ck_assert_int_gt(atomic_load(&outside_links), 0);
-	ck_assert_int_lt(atomic_load(&outside_links), OUTSIDE_LINKS);
-	ck_assert_msg(atomic_load(&outside_min_room) > BLITZ_JOIN_STACK_RESERVE / 2,
-		      "a link ran with %zu bytes of stack left",
-		      (size_t)atomic_load(&outside_min_room));
 	blitz_runtime_free(outside_rt);
 	link_hook = NULL;
+	return atomic_load(&outside_links);
+}
+
+/* It helps, stops short of the chain, and keeps half the reserve. */
+START_TEST(outside_join_nesting_is_bounded)
+{
+	long links = run_outside_chain(OUTSIDE_STACK);
+
+	ck_assert_int_gt(links, 0);
+	ck_assert_int_lt(links, OUTSIDE_LINKS);
+	ck_assert_msg(atomic_load(&outside_min_room) > BLITZ_JOIN_STACK_RESERVE / 2,
+		      "a link ran with %zu bytes of stack left", (size_t)atomic_load(&outside_min_room));
+}
+END_TEST
+
+/* A thread whose whole stack is within the reserve never helps. */
+START_TEST(outside_join_small_stack_only_waits)
+{
+#ifdef __SANITIZE_THREAD__
+	SKIP("ThreadSanitizer's thread state makes a thread's stack larger than asked");
+#endif
+	ck_assert_int_eq(run_outside_chain(BLITZ_JOIN_STACK_RESERVE), 0);
 }
 END_TEST
 
@@ -618,6 +667,7 @@ static Suite *join_suite(void)
 	tcase_add_test(tc, join_cycle_is_edeadlk);
 	tcase_add_test(tc, block_on_from_a_task);
 	tcase_add_test(tc, outside_join_nesting_is_bounded);
+	tcase_add_test(tc, outside_join_small_stack_only_waits);
 	suite_add_tcase(s, tc);
 	return s;
 }
