@@ -34,11 +34,17 @@ def variants(d):
     return out
 
 
+def sync_rows(meta, benches):
+    """sync-bench's waiting rows in this run (meta.json's sync_rows); empty
+    for a results set from before those rows were timed."""
+    return [b for b in (meta.get("sync_rows") or "").split(",") if b in benches]
+
+
 def waiting_rows(meta, benches, names, med):
     """A sentence: each variant's geometric-mean ratio over sync-bench's
-    waiting rows (meta.json's sync_rows) against sched-bench's; empty for a
-    results set from before those rows were timed."""
-    sync = [b for b in (meta.get("sync_rows") or "").split(",") if b in benches]
+    waiting rows against sched-bench's, each over the rows it has; empty
+    without waiting rows."""
+    sync = sync_rows(meta, benches)
     if not sync:
         return ""
     sched = [b for b in benches if b not in sync]
@@ -48,11 +54,15 @@ def waiting_rows(meta, benches, names, med):
               if med.get((b, n)) and med.get((b, names[0]))]
         return math.exp(sum(map(math.log, rs)) / len(rs)) if rs else None
 
+    def have(n, rows):
+        return sum(1 for b in rows if med.get((b, n)) and med.get((b, names[0])))
+
     parts = []
     for n in names[1:]:
         a, b = geo(n, sync), geo(n, sched)
         if a and b:
-            parts.append(f"{tex_escape(n)} {a:.2f} against {b:.2f}")
+            short = f" (over {have(n, sync)} of the {len(sync)})" if have(n, sync) < len(sync) else ""
+            parts.append(f"{tex_escape(n)} {a:.2f}{short} against {b:.2f}")
     if not parts:
         return ""
     return ("On the rows where tasks wait on each other (sync-bench's " +
@@ -97,6 +107,7 @@ def generate(em, ctx):
 
     benches = data.ordered(rows, "bench")
     med = data.median_by(rows, ("bench", "variant"), "ns_per_op")
+    sync = sync_rows(meta, benches)
     table, worst, geo = [], None, {}
     for b in benches:
         ref = med.get((b, base))
@@ -105,7 +116,7 @@ def generate(em, ctx):
             v = med.get((b, n))
             r = v / ref if v and ref else None
             row.append(f"{r:.2f}" if r else "n/a")
-            if r:
+            if r and b not in sync:  # sched-bench's rows; the waiting rows: waiting_rows
                 geo.setdefault(n, []).append(math.log(r))
                 if worst is None or r > worst[0]:
                     worst = (r, n, b)
@@ -124,9 +135,9 @@ def generate(em, ctx):
             g = math.exp(sum(geo[n]) / len(geo[n]))
             em.num(macro_name("ab geo", n), g, 2)
             parts.append(f"{tex_escape(n)} {g:.2f}")
-    s = "Geometric means of the ratios over the benchmarks: " + ", ".join(parts) + "."
+    s = "Geometric means of the ratios over sched-bench's benchmarks: " + ", ".join(parts) + "."
     if worst:
-        s += (f" The largest change is {tex_escape(worst[1])} on {tt(worst[2])}, "
+        s += (f" The largest change among them is {tex_escape(worst[1])} on {tt(worst[2])}, "
               f"{worst[0]:.2f} times the {tex_escape(base)} time.")
     em.define("resAbFinding", s)
     em.define("resAbWaiting", waiting_rows(meta, benches, names, med))
