@@ -87,6 +87,20 @@ class Rounds:
         vals = [r[key] for r in self.per.get((runtime, bench), []) if r.get(key) is not None]
         return statistics.median(vals) if vals else None
 
+    def wins(self, bench, a, b, key):
+        """"k/n": in how many of the n rounds that ran both, @a's @key was
+        below @b's in the same round ("n/a" without a "round" field).  A
+        row whose runs land in one of two regimes has a median that says
+        which regime most rounds drew; this says how often each side won."""
+        def by_round(rt):
+            return {r["round"]: r[key] for r in self.per.get((rt, bench), [])
+                    if r.get("round") is not None and r.get(key) is not None}
+        ra, rb = by_round(a), by_round(b)
+        both = [k for k in ra if k in rb]
+        if not both:
+            return "n/a"
+        return f"{sum(1 for k in both if ra[k] < rb[k])}/{len(both)}"
+
 
 def ratio(a, b):
     """a / b as "0.00"; "n/a" if either is missing, "=" if both are 0."""

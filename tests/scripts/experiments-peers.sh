@@ -10,6 +10,14 @@ need "$tmp/pe/raw/sched.jsonl" "peers raw sched JSON"
 need "$tmp/pe/raw/echo.jsonl" "peers raw echo JSON"
 need "$tmp/pe/summary.md" "peers summary"
 grep -q '| spawn_many_local |' "$tmp/pe/sched.md" && echo "ok   peers: ratio table" || { echo "FAIL peers: no ratio table"; fail=1; }
+# Beside each peer's ratio, in how many rounds blitz was the faster (k/n).
+if grep -q 'blitz faster than' "$tmp/pe/sched.md"; then
+	grep -E '^\| spawn_many_local \|' "$tmp/pe/sched.md" | grep -qE '\| [0-9]+/[0-9]+ \|$' &&
+		echo "ok   peers: rounds won beside each ratio" ||
+		{ echo "FAIL peers: no k/n rounds beside the ratios"; fail=1; }
+elif grep -q '/blitz' "$tmp/pe/sched.md"; then
+	echo "FAIL peers: a peer's ratio without the rounds blitz won"; fail=1
+fi
 need "$tmp/pe/plots/sched.png" "peers plot sched.png"
 need "$tmp/pe/plots/echo.png" "peers plot echo.png"
 # The load generator reports the server's CPU per message (pinned apart
