@@ -24,24 +24,40 @@
 
 #define new_rt test_runtime
 
-/* A hang guard: wait (scaled, generous) until @flag is nonzero. */
-static void wait_flag(_Atomic int *flag)
+/*
+ * A hang guard: look at @cond(@arg) every millisecond until it holds or a
+ * generous, scaled time has passed; returns its last answer.
+ */
+static bool wait_until(bool (*cond)(const void *), const void *arg)
 {
 	long left = (long)(60000 * test_timeout_scale());
+	bool ok;
 
-	while (!atomic_load(flag) && left-- > 0)
+	while (!(ok = cond(arg)) && left-- > 0)
 		usleep(1000);
-	ck_assert_msg(atomic_load(flag), "the flag never came");
+	return ok;
+}
+
+static bool flag_set(const void *flag)
+{
+	return atomic_load((_Atomic int *)flag) != 0;
+}
+
+static bool task_done(const void *t)
+{
+	return blitz_task_done((struct blitz_task *)t);
+}
+
+/* wait_flag - until @flag is nonzero. */
+static void wait_flag(_Atomic int *flag)
+{
+	ck_assert_msg(wait_until(flag_set, flag), "the flag never came");
 }
 
 /* wait_done - until @t is done, without running anything on this thread. */
 static void wait_done(struct blitz_task *t)
 {
-	long left = (long)(60000 * test_timeout_scale());
-
-	while (!blitz_task_done(t) && left-- > 0)
-		usleep(1000);
-	ck_assert_msg(blitz_task_done(t), "the task never ended");
+	ck_assert_msg(wait_until(task_done, t), "the task never ended");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -175,18 +191,23 @@ static unsigned long long parks_of(struct blitz_runtime *rt, int w)
 	return s.parks;
 }
 
+/* joiner_parked - has the joiner's worker parked since the holder started? */
+static bool joiner_parked(const void *arg)
+{
+	const struct holder *s = arg;
+
+	return parks_of(s->rt, atomic_load(&joiner_worker)) != s->parks0;
+}
+
 static enum blitz_poll holder_poll(void *arg, struct blitz_cx *cx)
 {
 	struct holder *s = arg;
-	long left = (long)(60000 * test_timeout_scale());
 
 	s->worker = blitz_cx_worker(cx);
 	atomic_store(&target_running, 1);
 	while (!atomic_load(&joining))
 		sched_yield();
-	while (parks_of(s->rt, atomic_load(&joiner_worker)) == s->parks0 && left-- > 0)
-		usleep(1000);
-	ck_assert_msg(left > 0, "the joiner never slept");
+	ck_assert_msg(wait_until(joiner_parked, s), "the joiner never slept");
 	return BLITZ_READY;
 }
 static const struct blitz_task_vtable holder_vt = BLITZ_TASK_VTABLE(holder_poll, NULL);
@@ -566,10 +587,11 @@ static bool thread_sleeping(int tid)
  * no new link, at three looks 1 ms apart?  (It may sleep for a moment on
  * a lock while it still helps.)
  */
-static bool outside_waits(void)
+static bool outside_waits(const void *unused)
 {
 	long links = atomic_load(&outside_links);
 
+	(void)unused;
 	for (int i = 0; i < 3; i++) {
 		if (!atomic_load(&outside_joining) || !thread_sleeping(atomic_load(&outside_tid)))
 			return false;
@@ -587,8 +609,6 @@ static long run_outside_chain(size_t stack)
 {
 	struct blitz_task *hold;
 	pthread_attr_t a;
-	long left = (long)(60000 * test_timeout_scale());
-	bool waits = false;
 
 	outside_rt = new_rt(1);
 	chain_reset();
@@ -607,12 +627,7 @@ static long run_outside_chain(size_t stack)
 	ck_assert_int_eq(pthread_create(&outside_thread, &a, outside_main, NULL), 0);
 	pthread_attr_destroy(&a);
 	/* Let the worker go once the outside thread waits without helping. */
-	while (!waits && left-- > 0) {
-		waits = outside_waits();
-		if (!waits)
-			usleep(1000);
-	}
-	ck_assert_msg(waits, "the outside thread never stopped helping (%ld links run there, "
+	ck_assert_msg(wait_until(outside_waits, NULL), "the outside thread never stopped helping (%ld links run there, "
 		      "%zu bytes of stack left at least)", atomic_load(&outside_links),
 		      (size_t)atomic_load(&outside_min_room));
 	atomic_store(&outside_release, 1);

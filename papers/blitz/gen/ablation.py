@@ -34,6 +34,11 @@ def variants(d):
     return out
 
 
+def geomean(rs):
+    """The geometric mean of the ratios @rs; None for none."""
+    return math.exp(sum(map(math.log, rs)) / len(rs)) if rs else None
+
+
 def sync_rows(meta, benches):
     """sync-bench's waiting rows in this run (meta.json's sync_rows); empty
     for a results set from before those rows were timed."""
@@ -50,9 +55,8 @@ def waiting_rows(meta, benches, names, med):
     sched = [b for b in benches if b not in sync]
 
     def geo(n, rows):
-        rs = [med[(b, n)] / med[(b, names[0])] for b in rows
-              if med.get((b, n)) and med.get((b, names[0]))]
-        return math.exp(sum(map(math.log, rs)) / len(rs)) if rs else None
+        return geomean([med[(b, n)] / med[(b, names[0])] for b in rows
+                        if med.get((b, n)) and med.get((b, names[0]))])
 
     def have(n, rows):
         return sum(1 for b in rows if med.get((b, n)) and med.get((b, names[0])))
@@ -117,7 +121,7 @@ def generate(em, ctx):
             r = v / ref if v and ref else None
             row.append(f"{r:.2f}" if r else "n/a")
             if r and b not in sync:  # sched-bench's rows; the waiting rows: waiting_rows
-                geo.setdefault(n, []).append(math.log(r))
+                geo.setdefault(n, []).append(r)
                 if worst is None or r > worst[0]:
                     worst = (r, n, b)
         table.append(row)
@@ -132,7 +136,7 @@ def generate(em, ctx):
     parts = []
     for n in names[1:]:
         if geo.get(n):
-            g = math.exp(sum(geo[n]) / len(geo[n]))
+            g = geomean(geo[n])
             em.num(macro_name("ab geo", n), g, 2)
             parts.append(f"{tex_escape(n)} {g:.2f}")
     s = "Geometric means of the ratios over sched-bench's benchmarks: " + ", ".join(parts) + "."
