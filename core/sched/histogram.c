@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * core/sched/histogram.c - the workers' summary histograms (histogram.h):
- * what a hook records while hist_snapshot's semaphore is held, the clock
- * that times it, and the snapshot probe.
+ * what a hook records while hist_snapshot's semaphore is held, and the
+ * snapshot probe.
  *
  * Cost model (issue 16): a probe hit costs 550-1,700 ns, a scheduling event
  * 10-100 ns.  So every event is counted here, in the worker's memory, and
  * the tracer is called only at hist_snapshot (at a park at most every
  * HIST_SNAPSHOT_PARK_NS, at a tick after HIST_SNAPSHOT_NS without one, and
- * at exit).  The clock is rdtsc where the CPU says its TSC is invariant
- * (about half of clock_gettime here), converted to ns with a factor
- * measured once against CLOCK_MONOTONIC; else clock_gettime.  Even rdtsc
+ * at exit).  The clock is tick_clock.h's (rdtsc where the TSC is
+ * invariant, about half of clock_gettime here).  Even rdtsc
  * is about a yield's cost, so poll time and schedule latency are timed in
  * one tick in N (BLITZ_HIST_SAMPLE; by default each worker's N follows
  * its poll time), and the values of a timed tick stand for the polls until
@@ -19,13 +18,10 @@
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <x86intrin.h>
-#endif
 #include "../clock.h"
 #include "../probes.h"
 #include "histogram.h"
+#include "tick_clock.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -33,111 +29,12 @@ _Static_assert(PROBE_NR_SOURCES <= BLITZ_HIST_SOURCES,
 	       "struct blitz_hist_snapshot has no room for every task source");
 #include "worker.h"
 
-/* ---------------------------------------------------------------------- */
-/* The clock                                                               */
-
-/*
- * Decided once (clock_once) before the first runtime's workers start, so
- * every stamp in the process is in the same unit.  ticks_mult: ns per tick
- * << 32, measured at the first attach (calibrate_once); 0 until then (a
- * value recorded before is zeroed by that worker's hist_switch).  Relaxed:
- * each is written once and read as a plain value; nothing else is
- * published through them.
- */
-static bool clock_tsc;
-static _Atomic uint64_t ticks_mult;
-static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
-static pthread_once_t calibrate_once = PTHREAD_ONCE_INIT;
-#define CALIBRATE_NS	20000	/* the spin between the two readings */
-#define CALIBRATE_TRIES	5	/* readings of each end, the tightest kept */
 static _Atomic uint64_t runtimes;
-
-static void clock_detect(void)
-{
-#if defined(__x86_64__)
-	unsigned a, b, c, d;
-
-	/* CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate in every state. */
-	clock_tsc = __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8));
-#endif
-}
-
-static inline uint64_t hist_ticks(void)
-{
-#if defined(__x86_64__)
-	if (clock_tsc)
-		return __rdtsc();
-#endif
-	return clock_now_ns();
-}
-
-/*
- * clock_pair - one reading of both clocks: the ns clock's, with the ticks
- * halfway between two tick reads around it; returns the ticks between
- * those two (the reading's uncertainty: large if the thread was preempted).
- */
-static uint64_t clock_pair(uint64_t *ticks, uint64_t *ns)
-{
-	uint64_t a = hist_ticks(), n = clock_now_ns(), b = hist_ticks();
-
-	*ticks = a + (b - a) / 2;
-	*ns = n;
-	return b - a;
-}
-
-/* clock_pair_tight - the tightest of CALIBRATE_TRIES readings. */
-static void clock_pair_tight(uint64_t *ticks, uint64_t *ns)
-{
-	uint64_t best = UINT64_MAX;
-
-	for (int i = 0; i < CALIBRATE_TRIES; i++) {
-		uint64_t t, n, spread = clock_pair(&t, &n);
-
-		if (spread < best) {
-			best = spread;
-			*ticks = t;
-			*ns = n;
-		}
-	}
-}
-
-/*
- * Ticks per ns against CLOCK_MONOTONIC (once, at the first attach, on the
- * worker that sees it): the tightest of a few readings of both clocks, a
- * spin of CALIBRATE_NS, the tightest again.  Each reading is uncertain by
- * about one clock read (tens of ns), so the factor is within 0.1% of the
- * truth, where a log2 bucket is 100% wide; it costs the worker CALIBRATE_NS
- * of CPU once (it slept 2 ms in its tick before, which stalled a traced
- * program's first tick).
- */
-static void clock_calibrate(void)
-{
-	uint64_t t0, n0, t1, n1;
-
-	if (!clock_tsc) {
-		atomic_store_explicit(&ticks_mult, 1ull << 32, memory_order_relaxed);
-		return;
-	}
-	clock_pair_tight(&t0, &n0);
-	while (clock_now_ns() - n0 < CALIBRATE_NS)
-		;
-	clock_pair_tight(&t1, &n1);
-	atomic_store_explicit(&ticks_mult,
-			      t1 > t0 ? (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0)) : 0,
-			      memory_order_relaxed);
-}
-
-static inline uint64_t ticks_to_ns(uint64_t d)
-{
-	/* Relaxed: see ticks_mult. */
-	return (uint64_t)(((unsigned __int128)d *
-			   atomic_load_explicit(&ticks_mult, memory_order_relaxed)) >> 32);
-}
 
 /* hist_runtime_id - a new runtime's number (1, 2, ...); settles the clock first. */
 uint64_t hist_runtime_id(void)
 {
-	pthread_once(&clock_once, clock_detect);
+	tick_clock_init();
 	/* Relaxed: a unique number is all that is asked. */
 	return atomic_fetch_add_explicit(&runtimes, 1, memory_order_relaxed) + 1;
 }
@@ -390,11 +287,11 @@ void hist_switch(struct blitz_worker *w, bool on, uint64_t now_ns)
 		 * Stamps are written only while collecting; those made up to
 		 * now belong to the window that ends here.
 		 */
-		h->window_start = hist_ticks();
+		h->window_start = tick_clock_now();
 		return;
 	}
 	__atomic_store_n(&h->on, true, __ATOMIC_RELAXED);	/* relaxed: as above */
-	pthread_once(&calibrate_once, clock_calibrate);
+	tick_clock_calibrate();
 	/* Not atomic: a worker_read_hists() racing a re-attach may see a mix. */
 	memset(h->snap.events, 0, sizeof(h->snap.events));
 	memset(h->snap.hist, 0, sizeof(h->snap.hist));
@@ -565,7 +462,7 @@ static __thread uint64_t outside_last __attribute__((tls_model("initial-exec")))
  */
 static uint32_t outside_period(uint64_t now, uint32_t span)
 {
-	uint64_t ns = outside_last && now > outside_last ? ticks_to_ns(now - outside_last) : 0;
+	uint64_t ns = outside_last && now > outside_last ? tick_clock_to_ns(now - outside_last) : 0;
 
 	return ns ? hist_period_for(ns / span) : HIST_SAMPLE_OUTSIDE;
 }
@@ -574,7 +471,7 @@ static uint32_t outside_period(uint64_t now, uint32_t span)
 void hist_stamp_outside_due(struct blitz_task *t)
 {
 	uint32_t span = outside_weight ? outside_weight : 1, fixed = t->rt->cfg.hist_sample;
-	uint64_t now = hist_ticks();
+	uint64_t now = tick_clock_now();
 
 	stamp(t, now, span);
 	outside_weight = hist_outside_countdown = fixed ? fixed : outside_period(now, span);
@@ -587,7 +484,7 @@ void hist_stamp_outside_due(struct blitz_task *t)
  */
 void hist_stamp(struct worker_hist *h, struct blitz_task *t)
 {
-	stamp(t, hist_ticks(), h->sample);
+	stamp(t, tick_clock_now(), h->sample);
 }
 
 /*
@@ -607,7 +504,7 @@ void hist_burst(struct blitz_worker *w)
 
 	if ((w->traced & TRACED_HIST) || !t || (task_state_load(t) & TASK_STAMPED))
 		return;
-	stamp(t, hist_ticks(), QUEUE_HALF);
+	stamp(t, tick_clock_now(), QUEUE_HALF);
 }
 
 /*
@@ -624,12 +521,12 @@ void hist_stamp_read(struct blitz_worker *w, struct blitz_task *t)
 	if (!w || !w->hist.on)
 		return;
 	h = &w->hist;
-	now = hist_ticks();
+	now = tick_clock_now();
 	if (at < h->window_start || now < at)
 		return;
 	weight = 1u << ((queued & ((1u << STAMP_SHIFT) - 1)) - 1);
 	take_sched(h);
-	set_add(&h->set[HSET_SCHED], ticks_to_ns(now - at), weight);
+	set_add(&h->set[HSET_SCHED], tick_clock_to_ns(now - at), weight);
 	h->sched_weight += weight;
 }
 
@@ -637,15 +534,15 @@ void hist_stamp_read(struct blitz_worker *w, struct blitz_task *t)
 uint64_t hist_poll_start(struct worker_hist *h)
 {
 	take_polls(h);
-	return hist_ticks() | 1;
+	return tick_clock_now() | 1;
 }
 
 /* hist_poll_timed - the timed poll begun at @start returned @ready. */
 void hist_poll_timed(struct worker_hist *h, uint64_t start, bool ready)
 {
-	uint64_t now = hist_ticks();
+	uint64_t now = tick_clock_now();
 
-	set_add(&h->set[ready ? HSET_READY : HSET_PENDING], now > start ? ticks_to_ns(now - start) : 0, 1);
+	set_add(&h->set[ready ? HSET_READY : HSET_PENDING], now > start ? tick_clock_to_ns(now - start) : 0, 1);
 	h->polls_timed++;
 }
 

@@ -308,7 +308,8 @@ schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
 }
 
 /*
- * schedule_latched - a worker whose tick latched a tracer: the probe's
+ * schedule_latched - a worker whose tick latched a tracer: the event
+ * log's record first (TRACED_EVENTS), then the probe's
  * copy (TRACED_SCHEDULE), the stamped one in a timed tick (TRACED_HIST),
  * or the plain schedule (a latch for local_push or the polls only).
  * Every way out is a tail call, so that no path keeps a frame.
@@ -316,6 +317,10 @@ schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
 static __attribute__((noinline, cold)) void
 schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
+	/* Logged before it is queued: before its poll_start on any worker. */
+	if ((w->traced & TRACED_EVENTS) && task_traced(t))
+		events_log(&w->events, BLITZ_EVENT_SCHEDULE, (uint64_t)(uintptr_t)t,
+			   (uint64_t)(w->rt == t->rt ? worker_local_dest(w, yield) : DEST_GLOBAL), -1);
 	if (w->traced & TRACED_SCHEDULE) {
 		schedule_traced(t, yield);
 		return;
@@ -365,6 +370,24 @@ size_t blitz_task_size(size_t state_size)
 	if (state_size > SIZE_MAX - sizeof(struct blitz_task))
 		return SIZE_MAX;
 	return sizeof(struct blitz_task) + state_size;
+}
+
+/*
+ * spawn_traced - a spawn while a tracer listens: logged (TRACED_EVENTS),
+ * stamped in a timed tick (TRACED_HIST) or, outside the workers, by the
+ * thread's countdown.  One test of the latch on the untraced path.
+ */
+static __attribute__((noinline, cold)) void spawn_traced(struct blitz_worker *w, struct blitz_task *t)
+{
+	if (!w) {
+		hist_stamp_outside(t);
+		return;
+	}
+	if ((w->traced & TRACED_EVENTS) && task_traced(t))
+		events_log(&w->events, BLITZ_EVENT_SPAWN, (uint64_t)(uintptr_t)t,
+			   (uint64_t)worker_local_dest(w, false), -1);
+	if (w->traced & TRACED_HIST)
+		hist_stamp(&w->hist, t);
 }
 
 /*
@@ -437,12 +460,8 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
 	TASK_PROBE(t, TASK_SPAWN, (uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
 		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
-	if (w ? w->traced & TRACED_HIST : hist_enabled()) {
-		if (w)
-			hist_stamp(&w->hist, t);
-		else
-			hist_stamp_outside(t);
-	}
+	if (w ? w->traced & (TRACED_HIST | TRACED_EVENTS) : hist_enabled())
+		spawn_traced(w, t);
 	if (w) {
 		worker_schedule_local(w, t, false);
 	} else {

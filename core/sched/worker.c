@@ -69,6 +69,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->draining = false;
 	wake_init(w);
 	w->traced = 0;
+	w->logging = false;
 	w->index = index;
 	w->rt = rt;
 	w->tick = 0;
@@ -94,6 +95,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	atomic_store_explicit(&w->stats.ewma_poll_ns, w->ewma_poll_ns, memory_order_relaxed);
 	atomic_store_explicit(&w->stats.global_interval, w->global_interval, memory_order_relaxed);
 	worker_hist_init(&w->hist, index, rt->cfg.hist_sample, rt->hist_id);
+	worker_events_init(&w->events, index, rt->num_workers, rt->hist_id);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -429,6 +431,8 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 			stat_add(w, stolen, taken);
 			hist_count(&w->hist, BLITZ_HIST_STEAL, taken);
 			BLITZ_STEAL((int)w->index, (int)v, taken);
+			if (w->traced & TRACED_EVENTS)
+				events_log(&w->events, BLITZ_EVENT_STEAL, 0, taken, (int)v);
 			return t;
 		}
 		stat_inc(w, steal_fails);
@@ -501,6 +505,8 @@ static inline __attribute__((always_inline)) struct blitz_task *find_work(struct
  * run_task - poll @t once on @w (NULL: a helping non-worker thread).
  * @traced: the per-event probes' copy.  @hist: a copy that times the poll
  * for the summary histograms when the tick is a timed one (TRACED_HIST).
+ * @logged: a copy that writes the poll's start and end into the event log
+ * while the tick latched it (TRACED_EVENTS).
  * A stamped task (TASK_STAMPED, which the transition to running clears)
  * has its wait read in every copy, behind the test for a cancelled task
  * that the poll path makes anyway.  A ready poll is counted by
@@ -508,7 +514,7 @@ static inline __attribute__((always_inline)) struct blitz_task *find_work(struct
  * that no copy keeps a register live across the poll for it.
  */
 static inline __attribute__((always_inline)) void
-run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist)
+run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, bool logged)
 {
 	int widx = w ? (int)w->index : -1;
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
@@ -543,8 +549,19 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist)
 			      clock_now_ns() : 0;
 	uint64_t hist_start = hist && w && (w->traced & TRACED_HIST) ?
 			      hist_poll_start(&w->hist) : 0;
+	bool logging = logged && w && (w->traced & TRACED_EVENTS) && task_traced(t);
+
+	if (logging) {
+		events_room(&w->events, 2);	/* the end's record: no flush inside the poll */
+		events_put(&w->events, BLITZ_EVENT_POLL_START, tick_clock_now(),
+			   (uint64_t)(uintptr_t)t, (uint64_t)w->run_source, -1);
+	}
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
 	uint64_t poll_ns = poll_start ? clock_now_ns() - poll_start : 0;
+
+	if (logging)
+		events_put(&w->events, BLITZ_EVENT_POLL_END, tick_clock_now(),
+			   (uint64_t)(uintptr_t)t, r == BLITZ_READY, -1);
 
 	if (hist_start)
 		hist_poll_timed(&w->hist, hist_start, r == BLITZ_READY);
@@ -569,7 +586,7 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist)
 static __attribute__((noinline, cold)) void
 run_task_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	run_task(w, t, true, true);
+	run_task(w, t, true, true, true);
 }
 
 /*
@@ -579,7 +596,17 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t)
 static __attribute__((noinline, cold)) void
 run_task_timed(struct blitz_worker *w, struct blitz_task *t)
 {
-	run_task(w, t, false, true);
+	run_task(w, t, false, true, false);
+}
+
+/*
+ * run_task_logged - a poll while the event log is on (TRACED_EVENTS):
+ * its start and end logged, and timed too if the tick is a timed one.
+ */
+static __attribute__((noinline, cold)) void
+run_task_logged(struct blitz_worker *w, struct blitz_task *t)
+{
+	run_task(w, t, false, true, true);
 }
 
 /*
@@ -608,12 +635,16 @@ void worker_run_task(struct blitz_worker *w, struct blitz_task *t)
 			run_task_traced(w, t);
 			return;
 		}
+		if (traced & TRACED_EVENTS) {
+			run_task_logged(w, t);
+			return;
+		}
 		if (traced & TRACED_HIST) {
 			run_task_timed(w, t);
 			return;
 		}
 	}
-	run_task(w, t, false, false);
+	run_task(w, t, false, false, false);
 }
 
 /* EWMA (alpha 0.1) of the poll time; interval = clamp(1 ms / avg, 8, 255). */
@@ -824,6 +855,11 @@ void worker_park(struct blitz_worker *w)
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
 	hist_parked(w, timeout);
+	if (w->traced & TRACED_EVENTS) {
+		/* The log goes out before the sleep, not behind it. */
+		events_log(&w->events, BLITZ_EVENT_PARK, 0, timeout, -1);
+		events_flush(&w->events);
+	}
 	/* The sleep is timed only while a tracer listens to unpark or hist_snapshot. */
 	slept_from = (BLITZ_UNPARK_ENABLED() | hist_enabled()) ? clock_now_ns() : 0;
 	notified = worker_sleep(w, timeout, &io_completions);
@@ -841,6 +877,9 @@ void worker_park(struct blitz_worker *w)
 	slept = slept_from ? clock_now_ns() - slept_from : 0;
 	hist_woke(&w->hist, reason, slept);
 	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified), slept);
+	if (w->traced & TRACED_EVENTS)
+		events_log(&w->events, BLITZ_EVENT_UNPARK, 0, (uint64_t)reason,
+			   unpark_waker(w, reason, notified));
 out:
 	wake_park_end(w);
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
@@ -851,6 +890,28 @@ out:
 
 /* ---------------------------------------------------------------------- */
 /* The run loop                                                            */
+
+/*
+ * log_tick - the event log at a tick's start, after the latch: start or
+ * stop logging as the tracer came or went, flush a log that has waited.
+ */
+static __attribute__((noinline, cold)) void log_tick_traced(struct blitz_worker *w, uint64_t now_ns)
+{
+	bool on = w->traced & TRACED_EVENTS;
+
+	if (on != w->logging) {
+		w->logging = on;
+		events_switch(&w->events, on);
+	}
+	if (on)
+		events_tick(&w->events, now_ns);
+}
+
+static inline void log_tick(struct blitz_worker *w, uint64_t now_ns)
+{
+	if (__builtin_expect((w->traced & TRACED_EVENTS) | w->logging, 0))
+		log_tick_traced(w, now_ns);
+}
 
 /*
  * tick - one tick: maintenance (timers on worker 0, I/O), then up to a
@@ -882,6 +943,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 
 	w->tick++;
 	w->traced = worker_trace_latch();
+	log_tick(w, start);
 	hist_tick(w, &w->hist, start);
 	wake_tick_start(w, start);
 	w->budget = w->rt->cfg.budget;
@@ -1025,6 +1087,8 @@ void *worker_main(void *arg)
 	end_searching(w, -1);
 	wait_all_stopped_polling(w->rt);
 	hist_exit(w);
+	if (w->logging && w->events.len)
+		events_flush(&w->events);	/* the last records */
 	io_driver_thread_stop(&w->rt->io);
 	task_cache_drain(w);
 	current_worker = NULL;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/stats.h>
+#include "event_log.h"
 #include "histogram.h"
 #include "park.h"
 #include "queue.h"
@@ -50,6 +51,7 @@ struct blitz_worker {
 	bool reaping_asleep;			/* owner-only: dispatching the I/O its sleep_in_io woke to */
 	bool reaped_asleep;			/* owner-only: the last sleep reaped the I/O (tick skips its own) */
 	uint8_t traced;				/* TRACED_*: latched at each tick (worker_trace_latch) */
+	bool logging;				/* event_log.h: TRACED_EVENTS at the last tick (owner-only) */
 	unsigned index;
 	struct blitz_runtime *rt;
 	uint64_t tick;
@@ -78,6 +80,8 @@ struct blitz_worker {
 	alignas(CACHE_LINE) struct worker_stats stats;
 
 	alignas(CACHE_LINE) struct worker_hist hist;	/* histogram.h: written by the owner alone */
+
+	alignas(CACHE_LINE) struct worker_events events;	/* event_log.h: owner-only */
 };
 
 /*
@@ -85,7 +89,8 @@ struct blitz_worker {
  * semaphores (worker_trace_latch), so that a poll, a push and a schedule
  * test one owner-only byte, zero when nothing is attached, instead of two
  * or three semaphores.  A _POLL, _PUSH or _SCHEDULE bit sends them to
- * their traced copy (the per-event probes).  TRACED_HIST is not read from
+ * their traced copy (the per-event probes), TRACED_EVENTS to the copies
+ * that write the event log (event_log.h).  TRACED_HIST is not read from
  * a semaphore: hist_tick sets it for a timed tick of the summary
  * histograms (histogram.h), whose polls and schedules then take their
  * timed copies; in the other ticks the byte stays zero, and the paths
@@ -99,6 +104,7 @@ enum {
 	TRACED_PUSH = 1 << 1,		/* local_push */
 	TRACED_SCHEDULE = 1 << 2,	/* task_schedule */
 	TRACED_HIST = 1 << 3,		/* a timed tick of the summary histograms (hist_tick) */
+	TRACED_EVENTS = 1 << 4,		/* event_flush: the event log (event_log.h) */
 };
 
 static inline uint8_t worker_trace_latch(void)
@@ -106,7 +112,8 @@ static inline uint8_t worker_trace_latch(void)
 	return ((BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED()) ?
 		TRACED_POLL : 0) |
 	       (BLITZ_LOCAL_PUSH_ENABLED() ? TRACED_PUSH : 0) |
-	       (BLITZ_TASK_SCHEDULE_ENABLED() ? TRACED_SCHEDULE : 0);
+	       (BLITZ_TASK_SCHEDULE_ENABLED() ? TRACED_SCHEDULE : 0) |
+	       (BLITZ_EVENT_FLUSH_ENABLED() ? TRACED_EVENTS : 0);
 }
 
 /*

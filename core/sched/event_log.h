@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/sched/event_log.h - each worker's event log (issue 16): the
+ * per-event mode without a trap per event.  While a tracer holds
+ * event_flush's semaphore (latched per tick: TRACED_EVENTS), a worker
+ * writes a 32-byte record of each spawn and schedule it makes, each poll's start
+ * and end, each steal, park and unpark into a log in its own memory,
+ * stamped with the cheap clock (tick_clock.h), and hands the log to the
+ * tracer at event_flush (the layout is include/blitz/events.h): when it
+ * is full, before a park, at a tick once BLITZ_EVENT_FLUSH_NS have passed
+ * since the last, and at the worker's exit.  Nothing is lost on the
+ * runtime's side: a full log is flushed before the next record.
+ *
+ * Task events follow BLITZ_TRACE_SAMPLE as the task_* probes do (a task
+ * is logged whole or not at all).  Not logged: spawns and schedules made by threads
+ * that are not workers (no log of their own: the tool counts the polls
+ * whose schedule it did not see), and polls run by a helping thread
+ * outside the workers.
+ *
+ * A poll's start reserves room for its end, so that a flush never falls
+ * between them unless the poll itself logged a log's worth of events;
+ * the end is stamped before any flush.  Only the owning worker writes its
+ * log, and the probe fires on its thread.
+ */
+#ifndef BLITZ_CORE_EVENT_LOG_H
+#define BLITZ_CORE_EVENT_LOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <blitz/events.h>
+#include "../probes.h"
+#include "tick_clock.h"
+
+struct blitz_worker;
+
+/*
+ * struct worker_events - a worker's log and its state (owner-only; whether
+ * it logs is the worker's `logging`, beside its latch).
+ */
+struct worker_events {
+	uint32_t len;			/* records since the last flush */
+	uint64_t last_flush;		/* ns (the tick's clock) */
+	struct blitz_event_log log;
+};
+
+void worker_events_init(struct worker_events *e, unsigned worker, unsigned workers,
+			uint64_t runtime);
+void events_switch(struct worker_events *e, bool on);
+void events_flush(struct worker_events *e);
+
+/*
+ * events_tick - a tick of a logging worker begins (@now_ns: its clock):
+ * flush a log that has waited BLITZ_EVENT_FLUSH_NS (a worker that neither
+ * fills it nor parks).
+ */
+static inline void events_tick(struct worker_events *e, uint64_t now_ns)
+{
+	if (e->len && now_ns - e->last_flush >= BLITZ_EVENT_FLUSH_NS)
+		events_flush(e);
+}
+
+/* events_room - flush unless @n more records fit. */
+static inline void events_room(struct worker_events *e, uint32_t n)
+{
+	if (__builtin_expect(e->len + n > BLITZ_EVENT_LOG_RECORDS, 0))
+		events_flush(e);
+}
+
+/*
+ * events_put - one record stamped @ticks, flushing first if the log is
+ * full (a poll's end: stamped before the flush).
+ */
+static inline __attribute__((always_inline)) void
+events_put(struct worker_events *e, unsigned type, uint64_t ticks, uint64_t task, uint64_t arg,
+	   int peer)
+{
+	struct blitz_event *r;
+
+	events_room(e, 1);
+	r = &e->log.rec[e->len++];
+	r->ticks = ticks;
+	r->task = task;
+	r->arg = arg;
+	r->type = type;
+	r->peer = peer;
+}
+
+/* events_log - one record stamped now, after any flush. */
+static inline __attribute__((always_inline)) void
+events_log(struct worker_events *e, unsigned type, uint64_t task, uint64_t arg, int peer)
+{
+	events_room(e, 1);
+	events_put(e, type, tick_clock_now(), task, arg, peer);	/* its check: never full now */
+}
+
+#endif
