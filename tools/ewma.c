@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
+#include "array.h"
 #include "bpf_setup.h"
 #include "hist_output.h"
 #include "json_writer.h"
@@ -69,36 +70,36 @@ struct state {
 	bool summary;			/* the runtime's histograms, not every update */
 	struct snap cur, prev;		/* summary: this interval's histograms */
 	struct ring_buffer *rb;
-	struct wstate *w;
-	size_t nw;
+	struct array w;			/* struct wstate */
 	__u64 prev_dropped;
 	double mono_to_unix;		/* add to CLOCK_MONOTONIC seconds */
 	/* The series of this interval (-s -j). */
-	struct ewma_event *ser;
-	size_t nser, capser;
+	struct array ser;		/* struct ewma_event */
 	int ntgids;
 };
+
+static struct wstate *wst(const struct state *st, size_t i)
+{
+	return array_at(&st->w, i);
+}
 
 static struct wstate *wstate_get(struct state *st, __u32 tgid, __s32 worker)
 {
 	struct wstate *w;
 
-	for (size_t i = 0; i < st->nw; i++)
-		if (st->w[i].tgid == tgid && st->w[i].worker == worker)
-			return &st->w[i];
-	w = realloc(st->w, (st->nw + 1) * sizeof(*w));
+	for (size_t i = 0; i < st->w.n; i++)
+		if (wst(st, i)->tgid == tgid && wst(st, i)->worker == worker)
+			return wst(st, i);
+	w = array_push(&st->w);
 	if (!w)
 		tool_die(st->env, "out of memory");
-	st->w = w;
-	w = &st->w[st->nw++];
-	memset(w, 0, sizeof(*w));
 	w->tgid = tgid;
 	w->worker = worker;
 	st->ntgids = 0;
-	for (size_t i = 0; i < st->nw; i++) {
+	for (size_t i = 0; i < st->w.n; i++) {
 		size_t k;
 
-		for (k = 0; k < i && st->w[k].tgid != st->w[i].tgid; k++)
+		for (k = 0; k < i && wst(st, k)->tgid != wst(st, i)->tgid; k++)
 			;
 		st->ntgids += k == i;
 	}
@@ -129,6 +130,7 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct state *st = ctx;
 	const struct ewma_event *e = data;
+	struct ewma_event *s;
 	struct wstate *w;
 
 	if (size < sizeof(*e))
@@ -147,16 +149,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		       e->tgid, e->worker, (unsigned long long)e->avg_poll_ns, e->interval);
 		return 0;
 	}
-	if (st->nser == st->capser) {
-		size_t cap = st->capser ? st->capser * 2 : 4096;
-		struct ewma_event *n = realloc(st->ser, cap * sizeof(*n));
-
-		if (!n)
-			tool_die(st->env, "out of memory");
-		st->ser = n;
-		st->capser = cap;
-	}
-	st->ser[st->nser++] = *e;
+	s = array_push(&st->ser);
+	if (!s)
+		tool_die(st->env, "out of memory");
+	*s = *e;
 	return 0;
 }
 
@@ -228,12 +224,12 @@ static void print_ewma_hists(const struct state *st, const struct hist *all)
 	char buf[32];
 
 	if (st->env->per_worker) {
-		for (size_t i = 0; i < st->nw; i++) {
-			if (!st->w[i].hist.count)
+		for (size_t i = 0; i < st->w.n; i++) {
+			if (!wst(st, i)->hist.count)
 				continue;
 			printf("\n%s: average poll time at each update\n",
-			       worker_label(st->w[i].worker, buf, sizeof(buf)));
-			print_log2_hist(st->w[i].hist.slots, MAX_SLOTS, "nsecs");
+			       worker_label(wst(st, i)->worker, buf, sizeof(buf)));
+			print_log2_hist(wst(st, i)->hist.slots, MAX_SLOTS, "nsecs");
 		}
 	} else if (all->count) {
 		printf("\naverage poll time at each update\n");
@@ -253,12 +249,12 @@ static void print(struct state *st)
 	else
 		ring_buffer__consume(st->rb);
 	st->prev_dropped = dropped;
-	qsort(st->w, st->nw, sizeof(*st->w), wstate_cmp);
-	for (size_t i = 0; i < st->nw; i++) {
+	qsort(st->w.p, st->w.n, st->w.size, wstate_cmp);
+	for (size_t i = 0; i < st->w.n; i++) {
 		for (int s = 0; s < MAX_SLOTS; s++)
-			all.slots[s] += st->w[i].hist.slots[s];
-		all.count += st->w[i].hist.count;
-		all.sum += st->w[i].hist.sum;
+			all.slots[s] += wst(st, i)->hist.slots[s];
+		all.count += wst(st, i)->hist.count;
+		all.sum += wst(st, i)->hist.sum;
 	}
 
 	if (env->json) {
@@ -267,15 +263,15 @@ static void print(struct state *st)
 		tool_json_begin(&j, env, "ns");
 		json_arr_begin(&j, "histograms");
 		if (env->per_worker)
-			for (size_t i = 0; i < st->nw; i++)
-				json_hist(&j, worker_label(st->w[i].worker, buf, sizeof(buf)),
-					  st->w[i].worker, &st->w[i].hist, 1);
+			for (size_t i = 0; i < st->w.n; i++)
+				json_hist(&j, worker_label(wst(st, i)->worker, buf, sizeof(buf)),
+					  wst(st, i)->worker, &wst(st, i)->hist, 1);
 		else
 			json_hist(&j, "all", -1, &all, 1);
 		json_arr_end(&j);
 		json_arr_begin(&j, "workers");
-		for (size_t i = 0; i < st->nw; i++) {
-			const struct wstate *w = &st->w[i];
+		for (size_t i = 0; i < st->w.n; i++) {
+			const struct wstate *w = wst(st, i);
 
 			json_obj_begin(&j, NULL);
 			json_uint(&j, "pid", w->tgid);
@@ -290,8 +286,8 @@ static void print(struct state *st)
 		if (series) {
 			/* [unix seconds, pid, worker, avg_poll_ns, interval] per update */
 			json_arr_begin(&j, "series");
-			for (size_t i = 0; i < st->nser; i++) {
-				const struct ewma_event *e = &st->ser[i];
+			for (size_t i = 0; i < st->ser.n; i++) {
+				const struct ewma_event *e = array_at(&st->ser, i);
 
 				json_arr_begin(&j, NULL);
 				json_double(&j, NULL, (double)e->ts / 1e9 + st->mono_to_unix, 6);
@@ -302,7 +298,7 @@ static void print(struct state *st)
 				json_arr_end(&j);
 			}
 			json_arr_end(&j);
-			st->nser = 0;
+			st->ser.n = 0;
 		}
 		json_uint(&j, "dropped", d_dropped);
 		tool_json_end(&j);
@@ -310,8 +306,8 @@ static void print(struct state *st)
 		tool_print_time(env);
 		printf("\n%s%6s %9s %12s\n", st->ntgids > 1 ? "    PID " : "", "WORKER", "UPDATES",
 		       "AVG_NS MEAN");
-		for (size_t i = 0; i < st->nw; i++) {
-			const struct wstate *w = &st->w[i];
+		for (size_t i = 0; i < st->w.n; i++) {
+			const struct wstate *w = wst(st, i);
 
 			if (st->ntgids > 1)
 				printf("%7u ", w->tgid);
@@ -326,8 +322,8 @@ static void print(struct state *st)
 		tool_print_time(env);
 		printf("\n%s%6s %9s %12s %12s %12s %9s %6s %6s\n", st->ntgids > 1 ? "    PID " : "",
 		       "WORKER", "UPDATES", "AVG_NS LAST", "MIN", "MAX", "INTERVAL", "MIN", "MAX");
-		for (size_t i = 0; i < st->nw; i++) {
-			const struct wstate *w = &st->w[i];
+		for (size_t i = 0; i < st->w.n; i++) {
+			const struct wstate *w = wst(st, i);
 
 			if (st->ntgids > 1)
 				printf("%7u ", w->tgid);
@@ -350,16 +346,17 @@ static void print(struct state *st)
 	if (d_dropped && !env->json)
 		printf("\n%llu updates dropped (ring buffer full)\n", (unsigned long long)d_dropped);
 	fflush(stdout);
-	for (size_t i = 0; i < st->nw; i++) {
-		st->w[i].updates = 0;
-		memset(&st->w[i].hist, 0, sizeof(st->w[i].hist));
+	for (size_t i = 0; i < st->w.n; i++) {
+		wst(st, i)->updates = 0;
+		memset(&wst(st, i)->hist, 0, sizeof(wst(st, i)->hist));
 	}
 }
 
 int main(int argc, char **argv)
 {
 	struct tool_env env = { 0 };
-	struct state st = { .env = &env };
+	struct state st = { .env = &env, .w = ARRAY_OF(struct wstate),
+			    .ser = ARRAY_OF(struct ewma_event) };
 	struct ewma_bpf *skel;
 	bool last;
 
@@ -393,7 +390,7 @@ int main(int argc, char **argv)
 	ewma_bpf__destroy(skel);
 	snap_free(&st.cur);
 	snap_free(&st.prev);
-	free(st.w);
-	free(st.ser);
+	array_free(&st.w);
+	array_free(&st.ser);
 	return 0;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # experiments-observer-effect.sh - experiments/observer-effect in quick
 # mode: every tool and mode against untraced: every cell's slowdown, hits
-# and distance, the control, the reference and its 2% check, the uprobe
-# paths and the LTTng-UST anchor.
+# and distance, the event log's cells, the control, the reference and its
+# 2% check, the uprobe paths and the LTTng-UST anchor.
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
@@ -60,6 +60,16 @@ per_run = int(meta["iters"]) + int(meta["warmup"])
 for b in benches:
     hits = cells[("polltime", "per-event", b)]["hits_per_run"]
     assert hits >= ops[b] * per_run, (b, hits, ops[b])
+# The event log: blitz-events for polltime, schedlat and all, not for the
+# tools whose histograms it does not make; every poll recorded, none lost.
+for w in workloads:
+    for t in ("polltime", "schedlat", "all"):
+        assert (t, "log", w) in cells, (t, w)
+    assert ("park", "log", w) not in cells, w
+for b in benches:
+    rec = json.loads(open(os.path.join(out, "hist", "polltime-log", b + ".p1.polltime.json")).readline())
+    n = sum(x["count"] for h in rec["histograms"] for x in h["buckets"])
+    assert n >= ops[b] * per_run and rec["dropped"] == 0 and rec["probe_hits"] > 0, (b, n, rec)
 no_summary = all(m["skipped"] for m in modes if m["mode"] == "summary")
 assert fig["reference"]["missing"] == no_summary, fig["reference"]
 # Every tool's histogram inside the "all" cell, against the tool alone.

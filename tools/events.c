@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: MIT
+/*
+ * blitz-events - every scheduling event of blitz workers, from the
+ * runtime's event log (event_flush: one probe hit per flush of up to 512
+ * records, where a per-event probe traps at each event): the events per
+ * worker, poll time (each poll's start and end, paired in the worker's
+ * log) and schedule latency (a task's spawn or schedule paired with its next poll,
+ * on whichever worker), and with -r the records themselves in time order.
+ *
+ * Pairing a schedule with its poll needs both workers' records, which
+ * arrive flush by flush, out of time order: they are held (32 bytes per
+ * queueing and poll) until every worker of the runtime has flushed past
+ * them (each flush carries its tick: a worker's later records are stamped
+ * after it, and an idle worker flushes at each park, every park timeout),
+ * then paired; a process that has exited has nothing more to flush.
+ */
+#include <signal.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include "array.h"
+#include "bpf_setup.h"
+#include "hist_output.h"
+#include "json_writer.h"
+#include "print_loop.h"
+#include "tool_args.h"
+#include "usdt_target.h"
+#include "events.h"
+#include "events.skel.h"
+
+static bool with_records;
+
+static const struct tool_flag flags[] = {
+	{ "records", 'r', "Every record too, in time order: a line per event (text) or a "
+	  "\"records\" array (-j)", &with_records },
+	{ 0 },
+};
+
+static const struct tool_def def = {
+	.name = "events",
+	.summary = "Record every scheduling event of blitz workers through the runtime's event "
+		   "log (a probe hit per 512 events): events per worker, poll time and schedule "
+		   "latency paired from the records.",
+	.examples =
+		"    blitz-events                # at Ctrl-C: events per worker, two histograms\n"
+		"    blitz-events -u 1           # in microseconds, every second\n"
+		"    blitz-events -r > ev.txt    # and every event, in time order\n"
+		"    blitz-events -j -r > ev.json\n",
+	.opts = TOOL_OPT_UNITS,
+	.unit = UNIT_NS,
+	.flags = flags,
+};
+
+static const char *const type_names[BLITZ_EVENT_TYPES] = {
+	[BLITZ_EVENT_SPAWN] = "spawn", [BLITZ_EVENT_SCHEDULE] = "schedule",
+	[BLITZ_EVENT_POLL_START] = "poll_start",
+	[BLITZ_EVENT_POLL_END] = "poll_end", [BLITZ_EVENT_STEAL] = "steal",
+	[BLITZ_EVENT_PARK] = "park", [BLITZ_EVENT_UNPARK] = "unpark",
+};
+
+/*
+ * One runtime of one process: its queueings and polls held for pairing
+ * (struct mark), and its workers' count (from the log's header).
+ */
+struct group {
+	__u32 tgid;
+	__u32 workers;
+	__u64 runtime;
+	struct array marks;		/* struct mark */
+	bool gone;			/* the process has exited: all it logged is here */
+};
+
+/* One worker of one runtime of one process. */
+struct wstate {
+	__u32 tgid;
+	__s32 worker;
+	__u64 runtime;
+	struct group *g;
+	__u64 seq;			/* the last flush seen */
+	__u64 flushed;			/* its tick: later records of this worker come after it */
+	__u64 events[BLITZ_EVENT_TYPES];	/* this print */
+	__u64 ready, stolen;		/* this print: polls that completed, tasks stolen */
+	__u64 missed;			/* this print: flushes not seen (a gap in seq) */
+	bool in_poll;			/* a poll_start without its end yet */
+	__u64 poll_task, poll_ticks;
+};
+
+/* A schedule or a poll's start, held for pairing. */
+struct mark {
+	__u64 ticks, task, mult;
+	__u32 tgid;
+	__u32 poll;			/* 1: a poll's start, 0: a schedule */
+};
+
+/* A record with where it came from, for -r. */
+struct full {
+	struct blitz_event ev;
+	__u64 mult;
+	__u32 tgid;
+	__s32 worker;
+};
+
+struct state {
+	struct tool_env *env;
+	struct events_bpf *skel;
+	struct ring_buffer *rb;
+	struct array w;			/* struct wstate */
+	struct array g;			/* struct group * */
+	struct array fulls;		/* struct full (-r) */
+	struct hist poll, sched;	/* this print, in the unit */
+	/* This print: polls with no logged queueing, starts without an end, queueings of a
+	   task dropped unpolled, queueings still waiting for their poll at the process's exit. */
+	__u64 unpaired_polls, unpaired_polls_end, stale_schedules, never_polled;
+	__u64 prev_flushes, prev_lost, prev_bad;
+	double last_pair;		/* CLOCK_MONOTONIC s of the last pairing */
+	__u64 origin_ns;		/* -r: times are ns since the first record */
+	bool have_origin;
+};
+
+static void *push(struct state *st, struct array *a)
+{
+	void *e = array_push(a);
+
+	if (!e)
+		tool_die(st->env, "out of memory holding %zu records", a->n);
+	return e;
+}
+
+static struct wstate *wst(const struct state *st, size_t i)
+{
+	return array_at(&st->w, i);
+}
+
+static struct group *grp(const struct state *st, size_t i)
+{
+	return *(struct group **)array_at(&st->g, i);
+}
+
+static __u64 to_ns(__u64 ticks, __u64 mult)
+{
+	return (__u64)(((unsigned __int128)ticks * mult) >> 32);
+}
+
+static void hist_put(struct hist *h, __u64 ns, __u64 div)
+{
+	__u64 v = ns / div;
+	int s = v < 2 ? 0 : 63 - __builtin_clzll(v);
+
+	h->slots[s < MAX_SLOTS ? s : MAX_SLOTS - 1]++;
+	h->count++;
+	h->sum += ns;
+}
+
+static struct group *group_get(struct state *st, __u32 tgid, __u64 runtime, __u32 workers)
+{
+	struct group *g;
+
+	for (size_t i = 0; i < st->g.n; i++)
+		if (grp(st, i)->tgid == tgid && grp(st, i)->runtime == runtime)
+			return grp(st, i);
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		tool_die(st->env, "out of memory");
+	*(struct group **)push(st, &st->g) = g;
+	g->tgid = tgid;
+	g->runtime = runtime;
+	g->workers = workers;
+	g->marks = ARRAY_OF(struct mark);
+	return g;
+}
+
+static struct wstate *wstate_get(struct state *st, const struct events_chunk *c)
+{
+	__u32 tgid = c->tgid;
+	__s32 worker = c->head.worker;
+	__u64 runtime = c->head.runtime;
+	struct wstate *w;
+
+	for (size_t i = 0; i < st->w.n; i++) {
+		w = wst(st, i);
+		if (w->tgid != tgid || w->worker != worker || w->runtime != runtime)
+			continue;
+		if (!w->g)	/* its process ended and was settled: a new one with its pid */
+			w->g = group_get(st, tgid, runtime, c->head.workers);
+		return w;
+	}
+	w = push(st, &st->w);
+	w->tgid = tgid;
+	w->worker = worker;
+	w->runtime = runtime;
+	w->g = group_get(st, tgid, runtime, c->head.workers);
+	return w;
+}
+
+/* take - one record of @w's log, in the worker's order. */
+static void take(struct state *st, struct wstate *w, const struct blitz_event *e, __u64 mult)
+{
+	__u64 div = unit_div(st->env->unit);
+	struct mark *m;
+
+	if (e->type == 0 || e->type >= BLITZ_EVENT_TYPES)
+		return;
+	w->events[e->type]++;
+	switch (e->type) {
+	case BLITZ_EVENT_POLL_START:
+		if (w->in_poll)
+			st->unpaired_polls_end++;
+		w->in_poll = true;
+		w->poll_task = e->task;
+		w->poll_ticks = e->ticks;
+		__attribute__((fallthrough));	/* held for its schedule */
+	case BLITZ_EVENT_SPAWN:
+	case BLITZ_EVENT_SCHEDULE:
+		m = push(st, &w->g->marks);
+		*m = (struct mark){ .ticks = e->ticks, .task = e->task, .mult = mult,
+				    .tgid = w->tgid, .poll = e->type == BLITZ_EVENT_POLL_START };
+		break;
+	case BLITZ_EVENT_POLL_END:
+		if (w->in_poll && w->poll_task == e->task && e->ticks >= w->poll_ticks)
+			hist_put(&st->poll, to_ns(e->ticks - w->poll_ticks, mult), div);
+		else
+			st->unpaired_polls_end++;
+		w->in_poll = false;
+		w->ready += e->arg != 0;
+		break;
+	case BLITZ_EVENT_STEAL:
+		w->stolen += e->arg;
+		break;
+	}
+	if (with_records) {
+		struct full *f = push(st, &st->fulls);
+
+		*f = (struct full){ .ev = *e, .mult = mult, .tgid = w->tgid, .worker = w->worker };
+	}
+}
+
+static int on_chunk(void *ctx, void *data, size_t size)
+{
+	struct state *st = ctx;
+	const struct events_chunk *c = data;
+	struct wstate *w;
+
+	if (size < sizeof(*c))
+		return 0;
+	w = wstate_get(st, c);
+	w->flushed = c->head.flushed;
+	if (c->first == 0) {
+		/* A new window restarts seq at 1. */
+		if (c->head.seq > w->seq + 1 && w->seq)
+			w->missed += c->head.seq - w->seq - 1;
+		w->seq = c->head.seq;
+	}
+	for (__u32 i = 0; i < c->count && i < EVENTS_CHUNK; i++)
+		take(st, w, &c->rec[i], c->head.ticks_mult);
+	return 0;
+}
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct mark *x = a, *y = b;
+
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	if (x->ticks != y->ticks)
+		return x->ticks < y->ticks ? -1 : 1;
+	return (int)x->poll - (int)y->poll;	/* a queueing before a poll at the same tick */
+}
+
+/*
+ * settled - the tick before which all of @g's records are here: the
+ * oldest of its workers' last flushes (a worker's later records are
+ * stamped after its flush), once every worker has flushed; everything if
+ * the process has exited (pair() took its last flushes first); 0
+ * (nothing) before every worker flushed.
+ */
+static __u64 settled(const struct state *st, struct group *g)
+{
+	__u64 low = ~0ull;
+	__u32 seen = 0;
+
+	if (g->gone)
+		return ~0ull;
+	for (size_t i = 0; i < st->w.n; i++) {
+		if (wst(st, i)->g != g)
+			continue;
+		seen++;
+		if (wst(st, i)->flushed < low)
+			low = wst(st, i)->flushed;
+	}
+	return seen >= g->workers ? low : 0;
+}
+
+/*
+ * pair_group - each task's marks in time order: a poll pairs with the
+ * queueing just before it.  Only polls stamped before the settled tick
+ * are decided (their queueing, earlier, is here if it was logged); a
+ * poll with none before it (queued by a thread that is not a worker, or
+ * before the tool attached) is unpaired; a queueing followed by another
+ * (its task was dropped unpolled) is stale.  The rest wait.
+ */
+static void pair_group(struct state *st, struct group *g)
+{
+	struct mark *m = g->marks.p;
+	size_t n = g->marks.n, kept = 0;
+	__u64 div = unit_div(st->env->unit), upto = settled(st, g);
+
+	if (!n || !upto)
+		return;
+	qsort(m, n, sizeof(*m), mark_cmp);
+	for (size_t i = 0; i < n; i++) {
+		bool same_next = i + 1 < n && m[i + 1].task == m[i].task;
+
+		if (m[i].ticks >= upto) {
+			m[kept++] = m[i];	/* not settled: a record before it may be on its way */
+		} else if (m[i].poll) {
+			/* Its queueing, if logged, is the mark before it (settled: earlier). */
+			if (i > 0 && !m[i - 1].poll && m[i - 1].task == m[i].task)
+				hist_put(&st->sched, to_ns(m[i].ticks - m[i - 1].ticks, m[i].mult), div);
+			else
+				st->unpaired_polls++;
+		} else if (same_next && m[i + 1].ticks < upto) {
+			/* Settled after it: its poll (paired there), or another queueing. */
+			st->stale_schedules += !m[i + 1].poll;
+		} else if (upto == ~0ull) {
+			st->never_polled++;	/* the process exited: no poll will come */
+		} else {
+			m[kept++] = m[i];	/* its poll is still to come */
+		}
+	}
+	g->marks.n = kept;
+}
+
+/*
+ * pair - settle every runtime's pairs; drop the runtimes of exited
+ * processes.  A process found gone flushed its last records before it
+ * exited: they are taken from the ring buffer before its pairs are
+ * settled as final.
+ */
+static void pair(struct state *st)
+{
+	size_t kept = 0;
+	bool newly_gone = false;
+
+	for (size_t i = 0; i < st->g.n; i++) {
+		struct group *g = grp(st, i);
+
+		if (!g->gone && kill((pid_t)g->tgid, 0) && errno == ESRCH)
+			g->gone = newly_gone = true;
+	}
+	if (newly_gone)
+		ring_buffer__consume(st->rb);
+
+	for (size_t i = 0; i < st->g.n; i++) {
+		struct group *g = grp(st, i);
+
+		pair_group(st, g);
+		if (g->gone && !g->marks.n) {
+			/* Its workers' states stay (the counts), without the group. */
+			for (size_t k = 0; k < st->w.n; k++)
+				if (wst(st, k)->g == g)
+					wst(st, k)->g = NULL;
+			array_free(&g->marks);
+			free(g);
+			continue;
+		}
+		*(struct group **)array_at(&st->g, kept++) = g;
+	}
+	st->g.n = kept;
+}
+
+/* Wait up to @timeout_ms for records, take them, pair what has settled. */
+static int drain(void *ctx, int timeout_ms)
+{
+	struct state *st = ctx;
+
+	double now;
+
+	ring_buffer__poll(st->rb, timeout_ms);
+	/* Each pairing sorts what waits: ten a second at most. */
+	now = now_mono();
+	if (now - st->last_pair >= 0.1) {
+		pair(st);
+		st->last_pair = now;
+	}
+	return 0;
+}
+
+static int full_cmp(const void *a, const void *b)
+{
+	const struct full *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->ev.ticks != y->ev.ticks)
+		return x->ev.ticks < y->ev.ticks ? -1 : 1;
+	return x->worker - y->worker;
+}
+
+static void records_out(struct state *st, struct json *j)
+{
+	struct full *f = st->fulls.p;
+
+	qsort(f, st->fulls.n, sizeof(*f), full_cmp);
+	if (st->fulls.n && !st->have_origin) {
+		st->origin_ns = to_ns(f[0].ev.ticks, f[0].mult);
+		st->have_origin = true;
+	}
+	if (j)
+		json_arr_begin(j, "records");
+	else
+		printf("\n%12s %7s %6s %-10s %18s %12s %5s\n", "NS", "PID", "WORKER", "EVENT",
+		       "TASK", "ARG", "PEER");
+	for (size_t i = 0; i < st->fulls.n; i++) {
+		__u64 ns = to_ns(f[i].ev.ticks, f[i].mult) - st->origin_ns;
+
+		if (j) {
+			/* [ns, pid, worker, event, task, arg, peer] */
+			json_arr_begin(j, NULL);
+			json_uint(j, NULL, ns);
+			json_uint(j, NULL, f[i].tgid);
+			json_int(j, NULL, f[i].worker);
+			json_str(j, NULL, type_names[f[i].ev.type]);
+			json_uint(j, NULL, f[i].ev.task);
+			json_uint(j, NULL, f[i].ev.arg);
+			json_int(j, NULL, f[i].ev.peer);
+			json_arr_end(j);
+		} else {
+			printf("%12llu %7u %6d %-10s %#18llx %12llu %5d\n", (unsigned long long)ns,
+			       f[i].tgid, f[i].worker, type_names[f[i].ev.type],
+			       (unsigned long long)f[i].ev.task, (unsigned long long)f[i].ev.arg,
+			       f[i].ev.peer);
+		}
+	}
+	if (j)
+		json_arr_end(j);
+	st->fulls.n = 0;
+}
+
+static void json_wstate(struct json *j, const struct wstate *w)
+{
+	json_obj_begin(j, NULL);
+	json_uint(j, "pid", w->tgid);
+	json_int(j, "worker", w->worker);
+	json_uint(j, "runtime", w->runtime);
+	for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
+		json_uint(j, type_names[t], w->events[t]);
+	json_uint(j, "ready", w->ready);
+	json_uint(j, "stolen", w->stolen);
+	json_uint(j, "flushes_missed", w->missed);
+	json_obj_end(j);
+}
+
+static void print_text(struct state *st, __u64 flushes, __u64 lost, __u64 bad, __u64 waiting)
+{
+	const char *unit = unit_header(st->env->unit);
+
+	tool_print_time(st->env);
+	printf("\n%7s %6s %9s %9s %10s %10s %9s %7s %7s %7s %7s\n", "PID", "WORKER", "SPAWN", "SCHEDULE",
+	       "POLL_START", "READY", "STEAL", "STOLEN", "PARK", "UNPARK", "MISSED");
+	for (size_t i = 0; i < st->w.n; i++) {
+		const struct wstate *w = wst(st, i);
+
+		printf("%7u %6d %9llu %9llu %10llu %10llu %9llu %7llu %7llu %7llu %7llu\n", w->tgid,
+		       w->worker, (unsigned long long)w->events[BLITZ_EVENT_SPAWN],
+		       (unsigned long long)w->events[BLITZ_EVENT_SCHEDULE],
+		       (unsigned long long)w->events[BLITZ_EVENT_POLL_START],
+		       (unsigned long long)w->ready, (unsigned long long)w->events[BLITZ_EVENT_STEAL],
+		       (unsigned long long)w->stolen, (unsigned long long)w->events[BLITZ_EVENT_PARK],
+		       (unsigned long long)w->events[BLITZ_EVENT_UNPARK],
+		       (unsigned long long)w->missed);
+	}
+	if (st->poll.count) {
+		printf("\npoll time:\n");
+		print_log2_hist(st->poll.slots, MAX_SLOTS, unit);
+	}
+	if (st->sched.count) {
+		printf("\nschedule latency (spawned or queued by a worker, to polled):\n");
+		print_log2_hist(st->sched.slots, MAX_SLOTS, unit);
+	}
+	printf("\n%llu flushes, %llu records lost (ring buffer full), %llu flushes unreadable; "
+	       "%llu polls without a logged queueing (queued outside the workers or before the "
+	       "tool), %llu queueings of a task dropped unpolled, %llu never polled (the process "
+	       "exited), %llu waiting for their poll\n",
+	       (unsigned long long)flushes, (unsigned long long)lost, (unsigned long long)bad,
+	       (unsigned long long)st->unpaired_polls, (unsigned long long)st->stale_schedules,
+	       (unsigned long long)st->never_polled, (unsigned long long)waiting);
+}
+
+static void print(struct state *st)
+{
+	struct tool_env *env = st->env;
+	__u64 flushes = st->skel->bss->flushes, lost = st->skel->bss->lost, bad = st->skel->bss->bad;
+	__u64 d_flushes = flushes - st->prev_flushes, d_lost = lost - st->prev_lost;
+	__u64 d_bad = bad - st->prev_bad;
+	__u64 totals[BLITZ_EVENT_TYPES] = { 0 }, waiting = 0;
+
+	st->prev_flushes = flushes;
+	st->prev_lost = lost;
+	st->prev_bad = bad;
+	ring_buffer__consume(st->rb);
+	pair(st);
+	for (size_t i = 0; i < st->g.n; i++)
+		waiting += grp(st, i)->marks.n;
+	for (size_t i = 0; i < st->w.n; i++)
+		for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
+			totals[t] += wst(st, i)->events[t];
+
+	if (env->json) {
+		struct json j;
+
+		tool_json_begin(&j, env, unit_name(env->unit));
+		json_uint(&j, "flushes", d_flushes);
+		json_uint(&j, "lost", d_lost);
+		json_uint(&j, "bad", d_bad);
+		json_obj_begin(&j, "events");
+		for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
+			json_uint(&j, type_names[t], totals[t]);
+		json_obj_end(&j);
+		json_arr_begin(&j, "workers");
+		for (size_t i = 0; i < st->w.n; i++)
+			json_wstate(&j, wst(st, i));
+		json_arr_end(&j);
+		json_arr_begin(&j, "histograms");
+		json_hist(&j, "poll time", -1, &st->poll, unit_div(env->unit));
+		json_hist(&j, "schedule latency", -1, &st->sched, unit_div(env->unit));
+		json_arr_end(&j);
+		json_uint(&j, "unpaired", st->unpaired_polls);
+		json_uint(&j, "unpaired_poll_ends", st->unpaired_polls_end);
+		json_uint(&j, "stale_schedules", st->stale_schedules);
+		json_uint(&j, "never_polled", st->never_polled);
+		json_uint(&j, "waiting", waiting);
+		if (with_records)
+			records_out(st, &j);
+		tool_json_end(&j);
+	} else {
+		print_text(st, d_flushes, d_lost, d_bad, waiting);
+		if (with_records)
+			records_out(st, NULL);
+		fflush(stdout);
+	}
+	for (size_t i = 0; i < st->w.n; i++) {
+		struct wstate *w = wst(st, i);
+
+		memset(w->events, 0, sizeof(w->events));
+		w->ready = w->stolen = w->missed = 0;
+	}
+	memset(&st->poll, 0, sizeof(st->poll));
+	memset(&st->sched, 0, sizeof(st->sched));
+	st->unpaired_polls = st->unpaired_polls_end = st->stale_schedules = st->never_polled = 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct tool_env env = { 0 };
+	struct state st = { .env = &env };
+	bool last;
+
+	st.w = ARRAY_OF(struct wstate);
+	st.g = ARRAY_OF(struct group *);
+	st.fulls = ARRAY_OF(struct full);
+	tool_parse_args(&env, &def, argc, argv);
+	tool_setup(&env);
+
+	st.skel = tool_opened(&env, events_bpf__open());
+	tool_loaded(&env, events_bpf__load(st.skel));
+	st.rb = ring_buffer__new(bpf_map__fd(st.skel->maps.chunks), on_chunk, &st, NULL);
+	if (!st.rb)
+		tool_die(&env, "cannot open the ring buffer: %s", strerror(errno));
+	tool_attach(&env, st.skel->obj);
+	tool_banner(&env, "blitz scheduling events (the event log)");
+	do {
+		last = tool_wait(&env, drain, &st);
+		print(&st);
+	} while (!last);
+
+	tool_detach(&env);
+	ring_buffer__consume(st.rb);
+	ring_buffer__free(st.rb);
+	events_bpf__destroy(st.skel);
+	for (size_t i = 0; i < st.g.n; i++) {
+		array_free(&grp(&st, i)->marks);
+		free(grp(&st, i));
+	}
+	array_free(&st.g);
+	array_free(&st.w);
+	array_free(&st.fulls);
+	return 0;
+}
