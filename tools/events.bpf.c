@@ -16,7 +16,10 @@ struct {
 __u64 flushes = 0;
 /* Records that found no room in the ring buffer (user space too slow). */
 __u64 lost = 0;
-/* Flushes not read: another layout, a count past the log, a failed copy. */
+/*
+ * Flushes not read (another layout, a count past the log), or read in
+ * part (a failed copy: its records from there on are counted lost).
+ */
 __u64 bad = 0;
 
 SEC("usdt")
@@ -34,8 +37,8 @@ int BPF_USDT(event_flush, int worker, __u64 log, __u32 count, __u64 seq)
 	__sync_fetch_and_add(&flushes, 1);
 	for (__u32 i = 0; i < EVENTS_CHUNKS; i++) {
 		__u32 first = i * EVENTS_CHUNK, n;
-		__u64 bytes;
 		struct events_chunk *c;
+		__u64 bytes;
 
 		/* An empty flush still sends its header (the worker's clock). */
 		if (first >= count && first > 0)
@@ -62,8 +65,10 @@ int BPF_USDT(event_flush, int worker, __u64 log, __u32 count, __u64 seq)
 		bytes &= 2 * sizeof(c->rec) - 1;	/* what the check says, in the verifier's terms */
 		if (bpf_probe_read_user(c->rec, bytes,
 					(void *)(log + sizeof(head) + first * sizeof(struct blitz_event)))) {
-			__sync_fetch_and_add(&bad, 1);
+			/* This chunk and the rest are not delivered: lost, and the flush unreadable. */
 			bpf_ringbuf_discard(c, 0);
+			__sync_fetch_and_add(&lost, count - first);
+			__sync_fetch_and_add(&bad, 1);
 			return 0;
 		}
 		bpf_ringbuf_submit(c, 0);

@@ -70,7 +70,11 @@ struct group {
 	__u64 runtime;
 	struct array marks;		/* struct mark */
 	bool gone;			/* the process has exited: all it logged is here */
+	__u64 upto;			/* the tick before which all its records are here (settled) */
 };
+
+/* Nested polls followed per worker (deeper: their time is not taken). */
+#define POLL_DEPTH	64
 
 /* One worker of one runtime of one process. */
 struct wstate {
@@ -83,8 +87,13 @@ struct wstate {
 	__u64 events[BLITZ_EVENT_TYPES];	/* this print */
 	__u64 ready, stolen;		/* this print: polls that completed, tasks stolen */
 	__u64 missed;			/* this print: flushes not seen (a gap in seq) */
-	bool in_poll;			/* a poll_start without its end yet */
-	__u64 poll_task, poll_ticks;
+	/*
+	 * The polls started and not ended, innermost last: a join on a
+	 * worker polls other tasks inside its own poll (a start, then the
+	 * nested polls' starts and ends, then its end).
+	 */
+	__u32 depth;
+	__u64 open_task[POLL_DEPTH], open_ticks[POLL_DEPTH];
 };
 
 /* A schedule or a poll's start, held for pairing. */
@@ -115,7 +124,7 @@ struct state {
 	__u64 unpaired_polls, unpaired_polls_end, stale_schedules, never_polled;
 	__u64 prev_flushes, prev_lost, prev_bad;
 	double last_pair;		/* CLOCK_MONOTONIC s of the last pairing */
-	__u64 origin_ns;		/* -r: times are ns since the first record */
+	__u64 origin;			/* -r: ticks of the first record printed */
 	bool have_origin;
 };
 
@@ -194,6 +203,28 @@ static struct wstate *wstate_get(struct state *st, const struct events_chunk *c)
 	return w;
 }
 
+/*
+ * poll_end - @e ends the innermost open poll of @w: its time.  An end
+ * with no open poll of its task (the window began inside the poll) is
+ * unpaired, and so are polls left open inside it.
+ */
+static void poll_end(struct state *st, struct wstate *w, const struct blitz_event *e, __u64 mult,
+		     __u64 div)
+{
+	__u32 d = w->depth;
+
+	while (d > 0 && (d > POLL_DEPTH || w->open_task[d - 1] != e->task))
+		d--;
+	if (d == 0) {
+		st->unpaired_polls_end++;
+		return;
+	}
+	st->unpaired_polls_end += w->depth - d;
+	w->depth = d - 1;
+	if (e->ticks >= w->open_ticks[d - 1])
+		hist_put(&st->poll, to_ns(e->ticks - w->open_ticks[d - 1], mult), div);
+}
+
 /* take - one record of @w's log, in the worker's order. */
 static void take(struct state *st, struct wstate *w, const struct blitz_event *e, __u64 mult)
 {
@@ -205,11 +236,11 @@ static void take(struct state *st, struct wstate *w, const struct blitz_event *e
 	w->events[e->type]++;
 	switch (e->type) {
 	case BLITZ_EVENT_POLL_START:
-		if (w->in_poll)
-			st->unpaired_polls_end++;
-		w->in_poll = true;
-		w->poll_task = e->task;
-		w->poll_ticks = e->ticks;
+		if (w->depth < POLL_DEPTH) {
+			w->open_task[w->depth] = e->task;
+			w->open_ticks[w->depth] = e->ticks;
+		}
+		w->depth++;
 		__attribute__((fallthrough));	/* held for its schedule */
 	case BLITZ_EVENT_SPAWN:
 	case BLITZ_EVENT_SCHEDULE:
@@ -218,11 +249,7 @@ static void take(struct state *st, struct wstate *w, const struct blitz_event *e
 				    .tgid = w->tgid, .poll = e->type == BLITZ_EVENT_POLL_START };
 		break;
 	case BLITZ_EVENT_POLL_END:
-		if (w->in_poll && w->poll_task == e->task && e->ticks >= w->poll_ticks)
-			hist_put(&st->poll, to_ns(e->ticks - w->poll_ticks, mult), div);
-		else
-			st->unpaired_polls_end++;
-		w->in_poll = false;
+		poll_end(st, w, e, mult, div);
 		w->ready += e->arg != 0;
 		break;
 	case BLITZ_EVENT_STEAL:
@@ -245,7 +272,6 @@ static int on_chunk(void *ctx, void *data, size_t size)
 	if (size < sizeof(*c))
 		return 0;
 	w = wstate_get(st, c);
-	w->flushed = c->head.flushed;
 	if (c->first == 0) {
 		/* A new window restarts seq at 1. */
 		if (c->head.seq > w->seq + 1 && w->seq)
@@ -254,6 +280,9 @@ static int on_chunk(void *ctx, void *data, size_t size)
 	}
 	for (__u32 i = 0; i < c->count && i < EVENTS_CHUNK; i++)
 		take(st, w, &c->rec[i], c->head.ticks_mult);
+	/* Settled up to the flush only once all its chunks are here. */
+	if (c->last)
+		w->flushed = c->head.flushed;
 	return 0;
 }
 
@@ -306,6 +335,7 @@ static void pair_group(struct state *st, struct group *g)
 	size_t n = g->marks.n, kept = 0;
 	__u64 div = unit_div(st->env->unit), upto = settled(st, g);
 
+	g->upto = upto;
 	if (!n || !upto)
 		return;
 	qsort(m, n, sizeof(*m), mark_cmp);
@@ -391,20 +421,33 @@ static int full_cmp(const void *a, const void *b)
 {
 	const struct full *x = a, *y = b;
 
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
 	if (x->ev.ticks != y->ev.ticks)
 		return x->ev.ticks < y->ev.ticks ? -1 : 1;
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
 	return x->worker - y->worker;
 }
 
-static void records_out(struct state *st, struct json *j)
+/*
+ * records_out - -r: the records held, in time order (the TSC is one clock
+ * for every process), as ns since the first record printed.  Before the
+ * last print, only those every traced runtime has settled: a later one
+ * may still bring an earlier record.
+ */
+static void records_out(struct state *st, struct json *j, bool last)
 {
 	struct full *f = st->fulls.p;
+	__u64 upto = ~0ull;
+	size_t n = 0, kept = 0;
 
+	for (size_t i = 0; i < st->g.n && !last; i++)
+		if (!grp(st, i)->gone && grp(st, i)->upto < upto)
+			upto = grp(st, i)->upto;
 	qsort(f, st->fulls.n, sizeof(*f), full_cmp);
-	if (st->fulls.n && !st->have_origin) {
-		st->origin_ns = to_ns(f[0].ev.ticks, f[0].mult);
+	while (n < st->fulls.n && f[n].ev.ticks < upto)
+		n++;
+	if (n && !st->have_origin) {
+		st->origin = f[0].ev.ticks;
 		st->have_origin = true;
 	}
 	if (j)
@@ -412,13 +455,15 @@ static void records_out(struct state *st, struct json *j)
 	else
 		printf("\n%12s %7s %6s %-10s %18s %12s %5s\n", "NS", "PID", "WORKER", "EVENT",
 		       "TASK", "ARG", "PEER");
-	for (size_t i = 0; i < st->fulls.n; i++) {
-		__u64 ns = to_ns(f[i].ev.ticks, f[i].mult) - st->origin_ns;
+	for (size_t i = 0; i < n; i++) {
+		/* Signed: a record may precede the origin, held back by an earlier print. */
+		long long ns = f[i].ev.ticks >= st->origin ? (long long)to_ns(f[i].ev.ticks - st->origin, f[i].mult)
+							    : -(long long)to_ns(st->origin - f[i].ev.ticks, f[i].mult);
 
 		if (j) {
 			/* [ns, pid, worker, event, task, arg, peer] */
 			json_arr_begin(j, NULL);
-			json_uint(j, NULL, ns);
+			json_int(j, NULL, ns);
 			json_uint(j, NULL, f[i].tgid);
 			json_int(j, NULL, f[i].worker);
 			json_str(j, NULL, type_names[f[i].ev.type]);
@@ -427,7 +472,7 @@ static void records_out(struct state *st, struct json *j)
 			json_int(j, NULL, f[i].ev.peer);
 			json_arr_end(j);
 		} else {
-			printf("%12llu %7u %6d %-10s %#18llx %12llu %5d\n", (unsigned long long)ns,
+			printf("%12lld %7u %6d %-10s %#18llx %12llu %5d\n", ns,
 			       f[i].tgid, f[i].worker, type_names[f[i].ev.type],
 			       (unsigned long long)f[i].ev.task, (unsigned long long)f[i].ev.arg,
 			       f[i].ev.peer);
@@ -435,7 +480,9 @@ static void records_out(struct state *st, struct json *j)
 	}
 	if (j)
 		json_arr_end(j);
-	st->fulls.n = 0;
+	for (size_t i = n; i < st->fulls.n; i++)
+		f[kept++] = f[i];
+	st->fulls.n = kept;
 }
 
 static void json_wstate(struct json *j, const struct wstate *w)
@@ -488,7 +535,7 @@ static void print_text(struct state *st, __u64 flushes, __u64 lost, __u64 bad, _
 	       (unsigned long long)st->never_polled, (unsigned long long)waiting);
 }
 
-static void print(struct state *st)
+static void print(struct state *st, bool last)
 {
 	struct tool_env *env = st->env;
 	__u64 flushes = st->skel->bss->flushes, lost = st->skel->bss->lost, bad = st->skel->bss->bad;
@@ -532,20 +579,27 @@ static void print(struct state *st)
 		json_uint(&j, "never_polled", st->never_polled);
 		json_uint(&j, "waiting", waiting);
 		if (with_records)
-			records_out(st, &j);
+			records_out(st, &j, last);
 		tool_json_end(&j);
 	} else {
 		print_text(st, d_flushes, d_lost, d_bad, waiting);
 		if (with_records)
-			records_out(st, NULL);
+			records_out(st, NULL, last);
 		fflush(stdout);
 	}
+	/* Printed: the counts start again; the workers of ended processes go. */
+	size_t kept = 0;
+
 	for (size_t i = 0; i < st->w.n; i++) {
 		struct wstate *w = wst(st, i);
 
+		if (!w->g)
+			continue;
 		memset(w->events, 0, sizeof(w->events));
 		w->ready = w->stolen = w->missed = 0;
+		memmove(wst(st, kept++), w, sizeof(*w));
 	}
+	st->w.n = kept;
 	memset(&st->poll, 0, sizeof(st->poll));
 	memset(&st->sched, 0, sizeof(st->sched));
 	st->unpaired_polls = st->unpaired_polls_end = st->stale_schedules = st->never_polled = 0;
@@ -572,7 +626,7 @@ int main(int argc, char **argv)
 	tool_banner(&env, "blitz scheduling events (the event log)");
 	do {
 		last = tool_wait(&env, drain, &st);
-		print(&st);
+		print(&st, last);
 	} while (!last);
 
 	tool_detach(&env);

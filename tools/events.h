@@ -9,7 +9,8 @@
 /* Records per ring-buffer entry: one bpf_probe_read_user of 4 KiB. */
 #define EVENTS_CHUNK		128
 #define EVENTS_CHUNKS		(BLITZ_EVENT_LOG_RECORDS / EVENTS_CHUNK)
-#define EVENTS_RINGBUF_BYTES	(32 << 20)
+/* 2M records: a second of the busiest benchmark's records, if the user side stalls. */
+#define EVENTS_RINGBUF_BYTES	(64 << 20)
 
 /* Part of one flush, as the ring buffer carries it to user space. */
 struct events_chunk {

@@ -51,3 +51,10 @@ void events_flush(struct worker_events *e)
 	e->len = 0;
 	e->last_flush = clock_now_ns();
 }
+
+void events_park(struct worker_events *e, uint64_t timeout_ns)
+{
+	events_log(e, BLITZ_EVENT_PARK, 0, timeout_ns, -1);
+	if (clock_now_ns() - e->last_flush >= BLITZ_EVENT_PARK_FLUSH_NS)
+		events_flush(e);
+}

@@ -3,24 +3,27 @@
  * core/sched/event_log.h - each worker's event log (issue 16): the
  * per-event mode without a trap per event.  While a tracer holds
  * event_flush's semaphore (latched per tick: TRACED_EVENTS), a worker
- * writes a 32-byte record of each spawn and schedule it makes, each poll's start
- * and end, each steal, park and unpark into a log in its own memory,
- * stamped with the cheap clock (tick_clock.h), and hands the log to the
- * tracer at event_flush (the layout is include/blitz/events.h): when it
- * is full, before a park, at a tick once BLITZ_EVENT_FLUSH_NS have passed
- * since the last, and at the worker's exit.  Nothing is lost on the
- * runtime's side: a full log is flushed before the next record.
+ * writes a 32-byte record of each spawn and schedule it makes, each
+ * poll's start and end, each steal, park and unpark into a log in its own
+ * memory, stamped with the cheap clock (tick_clock.h), and hands the log
+ * to the tracer at event_flush (the layout is include/blitz/events.h):
+ * when it is full, before a park once BLITZ_EVENT_PARK_FLUSH_NS have
+ * passed since the last, at a tick once BLITZ_EVENT_FLUSH_NS have, and at
+ * the worker's exit.  Nothing is lost on the runtime's side: a full log
+ * is flushed before the next record.
  *
  * Task events follow BLITZ_TRACE_SAMPLE as the task_* probes do (a task
- * is logged whole or not at all).  Not logged: spawns and schedules made by threads
- * that are not workers (no log of their own: the tool counts the polls
- * whose schedule it did not see), and polls run by a helping thread
- * outside the workers.
+ * is logged whole or not at all).  Not logged: spawns and schedules made
+ * by threads that are not workers (no log of their own: the tool counts
+ * the polls whose queueing it did not see), a worker's schedule of
+ * another runtime's task, and polls run by a helping thread outside the
+ * workers.
  *
  * A poll's start reserves room for its end, so that a flush never falls
- * between them unless the poll itself logged a log's worth of events;
- * the end is stamped before any flush.  Only the owning worker writes its
- * log, and the probe fires on its thread.
+ * between them unless the poll itself logs (spawns, schedules, a join's
+ * nested polls) and fills the log; the end is stamped before any flush.
+ * Only the owning worker writes its log, and the probe fires on its
+ * thread.
  */
 #ifndef BLITZ_CORE_EVENT_LOG_H
 #define BLITZ_CORE_EVENT_LOG_H
@@ -84,6 +87,15 @@ events_put(struct worker_events *e, unsigned type, uint64_t ticks, uint64_t task
 	r->type = type;
 	r->peer = peer;
 }
+
+/*
+ * events_park - a park (@timeout_ns its limit): its record, and a flush if
+ * the last is BLITZ_EVENT_PARK_FLUSH_NS old, so that what a worker logged
+ * before it slept reaches the tracer within a park timeout or so, not at
+ * every park (a trap and a copy, microseconds, which a worker that parks
+ * between short bursts would pay per burst).
+ */
+void events_park(struct worker_events *e, uint64_t timeout_ns);
 
 /* events_log - one record stamped now, after any flush. */
 static inline __attribute__((always_inline)) void

@@ -243,7 +243,7 @@ int worker_join(struct blitz_worker *w, struct blitz_task *t)
 	w->help = &f;
 	if (worker_poll_lifo(w, t)) {
 		current_task = f.joiner;
-		w->traced = traced;	/* our tick's latch, whatever a nested tick latched */
+		w->traced = latch_after_nested(w, traced);
 		if (complete(t)) {
 			w->help = f.outer;
 			return blitz_task_cancelled(t) ? -ECANCELED : 0;
@@ -258,7 +258,7 @@ int worker_join(struct blitz_worker *w, struct blitz_task *t)
 	current_task = f.joiner;
 	if (w->budget == 0)
 		w->budget = 1;
-	w->traced = traced;
+	w->traced = latch_after_nested(w, traced);
 	w->inline_polls = inlined;
 	w->helped_ns = helped + (clock_now_ns() - start);
 	if (ret)

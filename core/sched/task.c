@@ -317,10 +317,14 @@ schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
 static __attribute__((noinline, cold)) void
 schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
-	/* Logged before it is queued: before its poll_start on any worker. */
-	if ((w->traced & TRACED_EVENTS) && task_traced(t))
+	/*
+	 * Logged before it is queued: before its poll_start on any worker.
+	 * Not a task of another runtime: its poll is that runtime's to log,
+	 * and a tool pairs them per runtime.
+	 */
+	if ((w->traced & TRACED_EVENTS) && w->rt == t->rt && task_traced(t))
 		events_log(&w->events, BLITZ_EVENT_SCHEDULE, (uint64_t)(uintptr_t)t,
-			   (uint64_t)(w->rt == t->rt ? worker_local_dest(w, yield) : DEST_GLOBAL), -1);
+			   (uint64_t)worker_local_dest(w, yield), -1);
 	if (w->traced & TRACED_SCHEDULE) {
 		schedule_traced(t, yield);
 		return;

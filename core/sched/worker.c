@@ -855,11 +855,8 @@ void worker_park(struct blitz_worker *w)
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
 	hist_parked(w, timeout);
-	if (w->traced & TRACED_EVENTS) {
-		/* The log goes out before the sleep, not behind it. */
-		events_log(&w->events, BLITZ_EVENT_PARK, 0, timeout, -1);
-		events_flush(&w->events);
-	}
+	if (w->traced & TRACED_EVENTS)
+		events_park(&w->events, timeout);
 	/* The sleep is timed only while a tracer listens to unpark or hist_snapshot. */
 	slept_from = (BLITZ_UNPARK_ENABLED() | hist_enabled()) ? clock_now_ns() : 0;
 	notified = worker_sleep(w, timeout, &io_completions);

@@ -117,6 +117,18 @@ static inline uint8_t worker_trace_latch(void)
 }
 
 /*
+ * latch_after_nested - @traced, our tick's latch, to restore after the
+ * ticks a join nested on this worker: whatever they latched, the poll that
+ * joined goes on as its tick began, except that the event log's bit goes
+ * if a nested tick saw its tracer leave and stopped the log (its records
+ * would go to a window nobody reads, ahead of the next one's).
+ */
+static inline uint8_t latch_after_nested(const struct blitz_worker *w, uint8_t traced)
+{
+	return w->logging ? traced : (uint8_t)(traced & ~TRACED_EVENTS);
+}
+
+/*
  * stat_inc - add to a counter that only this worker writes: a relaxed load
  * and store, no read-modify-write; readers see some recent value.
  */

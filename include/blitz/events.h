@@ -7,9 +7,9 @@
  * record of each scheduling event (a spawn, a schedule, a poll's start and end, a
  * steal, a park, an unpark) into a log in its own memory, stamped with
  * the runtime's cheap clock, and fires event_flush(worker, log, count,
- * seq) with the address of this struct when the log is full, before it
- * parks, at a tick when the last flush is BLITZ_EVENT_FLUSH_NS old, and
- * at its exit.  A BPF program copies the header and the first count
+ * seq) with the address of this struct when the log is full, before a
+ * park when the last flush is BLITZ_EVENT_PARK_FLUSH_NS old, at a tick
+ * when it is BLITZ_EVENT_FLUSH_NS old, and at its exit.  A BPF program copies the header and the first count
  * records with bpf_probe_read_user().  The probe fires on the worker's
  * own thread, the only writer, so the copy is consistent: one trap for
  * up to BLITZ_EVENT_LOG_RECORDS events, where a per-event probe costs a
@@ -22,8 +22,10 @@
 
 /* Records per log: one flush (a trap and a 16 KiB copy) per this many events. */
 #define BLITZ_EVENT_LOG_RECORDS	512
-/* A worker that neither fills its log nor parks flushes at a tick after this. */
+/* A worker flushes at a tick once its last flush is this old. */
 #define BLITZ_EVENT_FLUSH_NS	100000000ull
+/* ...and before a park once it is this old (about a park timeout). */
+#define BLITZ_EVENT_PARK_FLUSH_NS	10000000ull
 
 /*
  * What a record says.  The fields are those of the per-event probe of the
@@ -58,7 +60,9 @@ struct blitz_event_log_head {
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
 	unsigned long long seq;		/* this worker's flush number, from 1 in each window */
 	unsigned long long ticks_mult;	/* ns per tick << 32 (the clock's calibration) */
-	unsigned long long flushed;	/* ticks at this flush: later records are stamped after it */
+	unsigned long long flushed;	/* ticks at this flush: a later queueing or poll start is
+					   stamped after it (a poll's end stamped just before a flush
+					   may be written after it) */
 };
 
 struct blitz_event_log {
