@@ -61,18 +61,31 @@ static const char *const type_names[BLITZ_EVENT_TYPES] = {
 };
 
 /*
- * One runtime of one process: its queueings and polls held for pairing
- * (struct mark), and its workers' count (from the log's header).
+ * The queueings not yet polled, by task: open addressing, linear probing
+ * (key 0: empty; a task's address is never 0), at most half full.
+ */
+struct queued {
+	__u64 *task, *ticks;
+	size_t cap, n;
+};
+
+/*
+ * One runtime of one process: its workers' count (from the log's
+ * header), the clock factor of its process, and its queueings waiting
+ * for their polls.
  */
 struct group {
 	__u32 tgid;
 	__u32 workers;
 	__u64 runtime;
-	struct array marks;		/* struct mark */
+	__u64 mult;
+	struct queued q;
 	bool gone;			/* the process has exited: all it logged is here */
 	__u64 upto;			/* the tick before which all its records are here (settled) */
 };
 
+/* Workers of one runtime merged when pairing (more: the rest wait). */
+#define MAX_MERGE	256
 /* Nested polls followed per worker (deeper: their time is not taken). */
 #define POLL_DEPTH	64
 
@@ -94,13 +107,15 @@ struct wstate {
 	 */
 	__u32 depth;
 	__u64 open_task[POLL_DEPTH], open_ticks[POLL_DEPTH];
+	/* Its queueings and poll starts not yet settled, in its (time) order from head. */
+	struct array marks;		/* struct mark */
+	size_t head;
 };
 
-/* A schedule or a poll's start, held for pairing. */
+/* A spawn, a schedule or a poll's start, held for pairing. */
 struct mark {
-	__u64 ticks, task, mult;
-	__u32 tgid;
-	__u32 poll;			/* 1: a poll's start, 0: a schedule */
+	__u64 ticks, task;
+	__u32 poll;			/* 1: a poll's start, 0: a queueing */
 };
 
 /* A record with where it came from, for -r. */
@@ -176,7 +191,6 @@ static struct group *group_get(struct state *st, __u32 tgid, __u64 runtime, __u3
 	g->tgid = tgid;
 	g->runtime = runtime;
 	g->workers = workers;
-	g->marks = ARRAY_OF(struct mark);
 	return g;
 }
 
@@ -200,6 +214,7 @@ static struct wstate *wstate_get(struct state *st, const struct events_chunk *c)
 	w->worker = worker;
 	w->runtime = runtime;
 	w->g = group_get(st, tgid, runtime, c->head.workers);
+	w->marks = ARRAY_OF(struct mark);
 	return w;
 }
 
@@ -244,9 +259,9 @@ static void take(struct state *st, struct wstate *w, const struct blitz_event *e
 		__attribute__((fallthrough));	/* held for its schedule */
 	case BLITZ_EVENT_SPAWN:
 	case BLITZ_EVENT_SCHEDULE:
-		m = push(st, &w->g->marks);
-		*m = (struct mark){ .ticks = e->ticks, .task = e->task, .mult = mult,
-				    .tgid = w->tgid, .poll = e->type == BLITZ_EVENT_POLL_START };
+		m = push(st, &w->marks);
+		*m = (struct mark){ .ticks = e->ticks, .task = e->task,
+				    .poll = e->type == BLITZ_EVENT_POLL_START };
 		break;
 	case BLITZ_EVENT_POLL_END:
 		poll_end(st, w, e, mult, div);
@@ -272,6 +287,7 @@ static int on_chunk(void *ctx, void *data, size_t size)
 	if (size < sizeof(*c))
 		return 0;
 	w = wstate_get(st, c);
+	w->g->mult = c->head.ticks_mult;
 	if (c->first == 0) {
 		/* A new window restarts seq at 1. */
 		if (c->head.seq > w->seq + 1 && w->seq)
@@ -286,15 +302,102 @@ static int on_chunk(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int mark_cmp(const void *a, const void *b)
+static size_t slot_of(const struct queued *q, __u64 task)
 {
-	const struct mark *x = a, *y = b;
+	return (size_t)((task * 0x9e3779b97f4a7c15ull) >> 32) & (q->cap - 1);
+}
 
-	if (x->task != y->task)
-		return x->task < y->task ? -1 : 1;
-	if (x->ticks != y->ticks)
-		return x->ticks < y->ticks ? -1 : 1;
-	return (int)x->poll - (int)y->poll;	/* a queueing before a poll at the same tick */
+/* queued_find - the slot of @task in @q, or of the empty slot where it would go. */
+static size_t queued_find(const struct queued *q, __u64 task)
+{
+	size_t i = slot_of(q, task);
+
+	while (q->task[i] && q->task[i] != task)
+		i = (i + 1) & (q->cap - 1);
+	return i;
+}
+
+static void queued_grow(struct state *st, struct queued *q)
+{
+	struct queued n = { .cap = q->cap ? q->cap * 2 : 1024 };
+
+	n.task = calloc(n.cap, sizeof(*n.task));
+	n.ticks = calloc(n.cap, sizeof(*n.ticks));
+	if (!n.task || !n.ticks)
+		tool_die(st->env, "out of memory holding %zu queued tasks", q->n);
+	for (size_t i = 0; i < q->cap; i++) {
+		if (q->task[i]) {
+			size_t k = queued_find(&n, q->task[i]);
+
+			n.task[k] = q->task[i];
+			n.ticks[k] = q->ticks[i];
+			n.n++;
+		}
+	}
+	free(q->task);
+	free(q->ticks);
+	*q = n;
+}
+
+/* queued_remove - empty slot @i, moving back the entries its probe runs through. */
+static void queued_remove(struct queued *q, size_t i)
+{
+	size_t j = i;
+
+	q->task[i] = 0;
+	q->n--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (q->cap - 1);
+		if (!q->task[j])
+			return;
+		home = slot_of(q, q->task[j]);
+		/* Moved back unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		q->task[i] = q->task[j];
+		q->ticks[i] = q->ticks[j];
+		q->task[j] = 0;
+		i = j;
+	}
+}
+
+static void queued_free(struct queued *q)
+{
+	free(q->task);
+	free(q->ticks);
+	memset(q, 0, sizeof(*q));
+}
+
+/*
+ * settle - one mark of @g in time order: a queueing waits for its task's
+ * poll (a queueing already waiting was for a task dropped unpolled:
+ * stale); a poll takes its task's waiting queueing (schedule latency), or
+ * is unpaired (queued by a thread that is not a worker, or before the
+ * tool attached).
+ */
+static void settle(struct state *st, struct group *g, const struct mark *m, __u64 div)
+{
+	size_t i;
+
+	if (2 * (g->q.n + 1) > g->q.cap)
+		queued_grow(st, &g->q);
+	i = queued_find(&g->q, m->task);
+	if (!m->poll) {
+		st->stale_schedules += g->q.task[i] != 0;
+		g->q.n += g->q.task[i] == 0;
+		g->q.task[i] = m->task;
+		g->q.ticks[i] = m->ticks;
+	} else if (g->q.task[i]) {
+		if (m->ticks >= g->q.ticks[i])
+			hist_put(&st->sched, to_ns(m->ticks - g->q.ticks[i], g->mult), div);
+		else
+			st->unpaired_polls++;	/* stamped the other way round (docs/probes.md) */
+		queued_remove(&g->q, i);
+	} else {
+		st->unpaired_polls++;
+	}
 }
 
 /*
@@ -322,44 +425,58 @@ static __u64 settled(const struct state *st, struct group *g)
 }
 
 /*
- * pair_group - each task's marks in time order: a poll pairs with the
- * queueing just before it.  Only polls stamped before the settled tick
- * are decided (their queueing, earlier, is here if it was logged); a
- * poll with none before it (queued by a thread that is not a worker, or
- * before the tool attached) is unpaired; a queueing followed by another
- * (its task was dropped unpolled) is stale.  The rest wait.
+ * pair_group - @g's marks up to the settled tick, in time order: each
+ * worker's are in order already, so a merge of its workers' (a few) gives
+ * the runtime's order without a sort, and each task's queueing is paired
+ * with its next poll as they come.  What is not settled waits for the
+ * next pairing; once the process has exited, the queueings still waiting
+ * will never be polled.
  */
 static void pair_group(struct state *st, struct group *g)
 {
-	struct mark *m = g->marks.p;
-	size_t n = g->marks.n, kept = 0;
 	__u64 div = unit_div(st->env->unit), upto = settled(st, g);
+	struct wstate *ws[MAX_MERGE];
+	size_t k = 0;
 
 	g->upto = upto;
-	if (!n || !upto)
+	if (!upto)
 		return;
-	qsort(m, n, sizeof(*m), mark_cmp);
-	for (size_t i = 0; i < n; i++) {
-		bool same_next = i + 1 < n && m[i + 1].task == m[i].task;
+	for (size_t i = 0; i < st->w.n && k < MAX_MERGE; i++)
+		if (wst(st, i)->g == g)
+			ws[k++] = wst(st, i);
+	for (;;) {
+		struct wstate *min = NULL;
+		const struct mark *mm = NULL;
 
-		if (m[i].ticks >= upto) {
-			m[kept++] = m[i];	/* not settled: a record before it may be on its way */
-		} else if (m[i].poll) {
-			/* Its queueing, if logged, is the mark before it (settled: earlier). */
-			if (i > 0 && !m[i - 1].poll && m[i - 1].task == m[i].task)
-				hist_put(&st->sched, to_ns(m[i].ticks - m[i - 1].ticks, m[i].mult), div);
-			else
-				st->unpaired_polls++;
-		} else if (same_next && m[i + 1].ticks < upto) {
-			/* Settled after it: its poll (paired there), or another queueing. */
-			st->stale_schedules += !m[i + 1].poll;
-		} else if (upto == ~0ull) {
-			st->never_polled++;	/* the process exited: no poll will come */
-		} else {
-			m[kept++] = m[i];	/* its poll is still to come */
+		for (size_t i = 0; i < k; i++) {
+			const struct mark *m;
+
+			if (ws[i]->head == ws[i]->marks.n)
+				continue;
+			m = array_at(&ws[i]->marks, ws[i]->head);
+			/* At the same tick a queueing goes before a poll. */
+			if (m->ticks < upto && (!mm || m->ticks < mm->ticks ||
+						(m->ticks == mm->ticks && mm->poll && !m->poll))) {
+				min = ws[i];
+				mm = m;
+			}
 		}
+		if (!min)
+			break;
+		settle(st, g, mm, div);
+		min->head++;
 	}
-	g->marks.n = kept;
+	for (size_t i = 0; i < k; i++) {	/* what is settled goes */
+		struct array *a = &ws[i]->marks;
+
+		memmove(a->p, array_at(a, ws[i]->head), (a->n - ws[i]->head) * a->size);
+		a->n -= ws[i]->head;
+		ws[i]->head = 0;
+	}
+	if (g->gone) {
+		st->never_polled += g->q.n;	/* the process exited: no poll will come */
+		queued_free(&g->q);
+	}
 }
 
 /*
@@ -386,12 +503,11 @@ static void pair(struct state *st)
 		struct group *g = grp(st, i);
 
 		pair_group(st, g);
-		if (g->gone && !g->marks.n) {
-			/* Its workers' states stay (the counts), without the group. */
+		if (g->gone) {
+			/* Its workers' states stay (the counts) until printed, without the group. */
 			for (size_t k = 0; k < st->w.n; k++)
 				if (wst(st, k)->g == g)
 					wst(st, k)->g = NULL;
-			array_free(&g->marks);
 			free(g);
 			continue;
 		}
@@ -549,7 +665,7 @@ static void print(struct state *st, bool last)
 	ring_buffer__consume(st->rb);
 	pair(st);
 	for (size_t i = 0; i < st->g.n; i++)
-		waiting += grp(st, i)->marks.n;
+		waiting += grp(st, i)->q.n;
 	for (size_t i = 0; i < st->w.n; i++)
 		for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
 			totals[t] += wst(st, i)->events[t];
@@ -593,8 +709,10 @@ static void print(struct state *st, bool last)
 	for (size_t i = 0; i < st->w.n; i++) {
 		struct wstate *w = wst(st, i);
 
-		if (!w->g)
+		if (!w->g) {
+			array_free(&w->marks);
 			continue;
+		}
 		memset(w->events, 0, sizeof(w->events));
 		w->ready = w->stolen = w->missed = 0;
 		memmove(wst(st, kept++), w, sizeof(*w));
@@ -634,10 +752,12 @@ int main(int argc, char **argv)
 	ring_buffer__free(st.rb);
 	events_bpf__destroy(st.skel);
 	for (size_t i = 0; i < st.g.n; i++) {
-		array_free(&grp(&st, i)->marks);
+		queued_free(&grp(&st, i)->q);
 		free(grp(&st, i));
 	}
 	array_free(&st.g);
+	for (size_t i = 0; i < st.w.n; i++)
+		array_free(&wst(&st, i)->marks);
 	array_free(&st.w);
 	array_free(&st.fulls);
 	return 0;
