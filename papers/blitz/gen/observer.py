@@ -44,6 +44,31 @@ def probe_path_text(paths):
     return text
 
 
+def event_log_text(by):
+    """The event log (mode log: blitz-events) against per event and the
+    summary mode, on the tools it stands in for, as prose."""
+    log = [c for (t, m), cs in by.items() if m == "log" and t in ("polltime", "schedlat") for c in cs]
+    if not log:
+        return ("This results set has no measurement of the event log (its observer-effect run "
+                "predates the log or left its mode out).")
+    def over(mode):
+        return [c for (t, m), cs in by.items() if m == mode and t in ("polltime", "schedlat") for c in cs]
+    text = (f"Over the same workloads, with the log standing in for \\texttt{{polltime}} and "
+            f"\\texttt{{schedlat}}, the median slowdown is {fmt_num(med([c['slowdown'] for c in log]), 2)}")
+    pe, su = over("per-event"), over("summary")
+    if pe:
+        text += f" against {fmt_num(med([c['slowdown'] for c in pe]), 2)} per event"
+    if su:
+        text += f" and {fmt_num(med([c['slowdown'] for c in su]), 2)} in summary mode"
+    emd = med([c.get("emd_buckets") for c in log])
+    if emd is not None:
+        text += f"; its histograms lie {fmt_num(emd, 2)} buckets (EMD, median) from the reference"
+        pe_emd = med([c.get("emd_buckets") for c in pe])
+        if pe_emd is not None:
+            text += f", per event's {fmt_num(pe_emd, 2)}"
+    return text + " (Table~\\ref{tab:observer}, mode \\texttt{log})."
+
+
 def generate(em, ctx):
     d = ctx.dir(EXP)
     em.write("observer-figure.tex", "")     # replaced below when there is a plot
@@ -51,6 +76,7 @@ def generate(em, ctx):
     if not path or not os.path.exists(path):
         em.define("resProbePathText", "Its measurements of a single probe hit are not in this "
                   "results set either.")
+        em.define("resEventLogText", "Its measurements are not in this results set.")
         why = ("it has no results of " + tt("experiments/observer-effect") if not d else
                "its observer-effect directory has no \\texttt{observer-effect.json}")
         em.define("resObserverText",
@@ -72,6 +98,7 @@ def generate(em, ctx):
         emd = med([c.get("emd_buckets") for c in cs])
         rows.append([tt(tool), tex_escape(mode), str(len(cs)), fmt_num(s, 2),
                      fmt_num(cost, 0), fmt_num(emd, 2)])
+    em.define("resEventLogText", event_log_text(by))
     em.table("observer.tex", "llrrrr", ["tool", "mode", "workloads", "slowdown", "ns per hit", "EMD (buckets)"],
              rows, size="\\footnotesize",
              caption="The observer effect per tool and mode: median over the workloads of the slowdown "
