@@ -71,7 +71,13 @@ int BPF_USDT(event_flush, int worker, __u64 log, __u32 count, __u64 seq)
 			__sync_fetch_and_add(&bad, 1);
 			return 0;
 		}
-		bpf_ringbuf_submit(c, 0);
+		/*
+		 * The reader is woken only once a quarter of the ring waits (it
+		 * takes what is there every 200 ms anyway): a wakeup at each
+		 * chunk made a flush cost 15 us (pipeline, a reader keeping up).
+		 */
+		bpf_ringbuf_submit(c, bpf_ringbuf_query(&chunks, BPF_RB_AVAIL_DATA) >=
+				      EVENTS_RINGBUF_BYTES / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	}
 	return 0;
 }
