@@ -70,17 +70,16 @@ static inline void events_room(struct worker_events *e, uint32_t n)
 }
 
 /*
- * events_put - one record stamped @ticks, flushing first if the log is
- * full (a poll's end: stamped before the flush).
+ * events_put - one record stamped @ticks, in room the caller made
+ * (events_room): a poll's end is stamped before the check that may flush,
+ * every other record after it.
  */
 static inline __attribute__((always_inline)) void
 events_put(struct worker_events *e, unsigned type, uint64_t ticks, uint64_t task, uint64_t arg,
 	   int peer)
 {
-	struct blitz_event *r;
+	struct blitz_event *r = &e->log.rec[e->len++];
 
-	events_room(e, 1);
-	r = &e->log.rec[e->len++];
 	r->ticks = ticks;
 	r->task = task;
 	r->arg = arg;
@@ -102,7 +101,7 @@ static inline __attribute__((always_inline)) void
 events_log(struct worker_events *e, unsigned type, uint64_t task, uint64_t arg, int peer)
 {
 	events_room(e, 1);
-	events_put(e, type, tick_clock_now(), task, arg, peer);	/* its check: never full now */
+	events_put(e, type, tick_clock_now(), task, arg, peer);
 }
 
 #endif

@@ -559,9 +559,13 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
 	uint64_t poll_ns = poll_start ? clock_now_ns() - poll_start : 0;
 
-	if (logging)
-		events_put(&w->events, BLITZ_EVENT_POLL_END, tick_clock_now(),
-			   (uint64_t)(uintptr_t)t, r == BLITZ_READY, -1);
+	if (logging) {
+		uint64_t end = tick_clock_now();	/* before any flush: the poll's own time */
+
+		events_room(&w->events, 1);
+		events_put(&w->events, BLITZ_EVENT_POLL_END, end, (uint64_t)(uintptr_t)t,
+			   r == BLITZ_READY, -1);
+	}
 
 	if (hist_start)
 		hist_poll_timed(&w->hist, hist_start, r == BLITZ_READY);
@@ -888,10 +892,7 @@ out:
 /* ---------------------------------------------------------------------- */
 /* The run loop                                                            */
 
-/*
- * log_tick - the event log at a tick's start, after the latch: start or
- * stop logging as the tracer came or went, flush a log that has waited.
- */
+/* log_tick_traced - log_tick's work, while the log is on or its tracer came or went. */
 static __attribute__((noinline, cold)) void log_tick_traced(struct blitz_worker *w, uint64_t now_ns)
 {
 	bool on = w->traced & TRACED_EVENTS;
@@ -904,6 +905,11 @@ static __attribute__((noinline, cold)) void log_tick_traced(struct blitz_worker 
 		events_tick(&w->events, now_ns);
 }
 
+/*
+ * log_tick - the event log at a tick's start, after the latch: start or
+ * stop logging as the tracer came or went, flush a log that has waited.
+ * One test when nothing is attached.
+ */
 static inline void log_tick(struct blitz_worker *w, uint64_t now_ns)
 {
 	if (__builtin_expect((w->traced & TRACED_EVENTS) | w->logging, 0))
