@@ -167,16 +167,6 @@ static __u64 to_ns(__u64 ticks, __u64 mult)
 	return (__u64)(((unsigned __int128)ticks * mult) >> 32);
 }
 
-static void hist_put(struct hist *h, __u64 ns, __u64 div)
-{
-	__u64 v = ns / div;
-	int s = v < 2 ? 0 : 63 - __builtin_clzll(v);
-
-	h->slots[s < MAX_SLOTS ? s : MAX_SLOTS - 1]++;
-	h->count++;
-	h->sum += ns;
-}
-
 static struct group *group_get(struct state *st, __u32 tgid, __u64 runtime, __u32 workers)
 {
 	struct group *g;
@@ -236,8 +226,11 @@ static void poll_end(struct state *st, struct wstate *w, const struct blitz_even
 	}
 	st->unpaired_polls_end += w->depth - d;
 	w->depth = d - 1;
-	if (e->ticks >= w->open_ticks[d - 1])
-		hist_put(&st->poll, to_ns(e->ticks - w->open_ticks[d - 1], mult), div);
+	if (e->ticks >= w->open_ticks[d - 1]) {
+		__u64 ns = to_ns(e->ticks - w->open_ticks[d - 1], mult);
+
+		hist_record(&st->poll, ns / div, ns);
+	}
 }
 
 /* take - one record of @w's log, in the worker's order. */
@@ -390,10 +383,13 @@ static void settle(struct state *st, struct group *g, const struct mark *m, __u6
 		g->q.task[i] = m->task;
 		g->q.ticks[i] = m->ticks;
 	} else if (g->q.task[i]) {
-		if (m->ticks >= g->q.ticks[i])
-			hist_put(&st->sched, to_ns(m->ticks - g->q.ticks[i], g->mult), div);
-		else
+		if (m->ticks >= g->q.ticks[i]) {
+			__u64 ns = to_ns(m->ticks - g->q.ticks[i], g->mult);
+
+			hist_record(&st->sched, ns / div, ns);
+		} else {
 			st->unpaired_polls++;	/* stamped the other way round (docs/probes.md) */
+		}
 		queued_remove(&g->q, i);
 	} else {
 		st->unpaired_polls++;

@@ -115,17 +115,6 @@ static void range_add(struct range *r, __u64 v, bool first)
 		r->max = v;
 }
 
-static __u64 log2_slot(__u64 v)
-{
-	__u64 s = 0;
-
-	while (v > 1) {
-		v >>= 1;
-		s++;
-	}
-	return s < MAX_SLOTS ? s : MAX_SLOTS - 1;
-}
-
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct state *st = ctx;
@@ -139,9 +128,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	range_add(&w->avg, e->avg_poll_ns, w->updates == 0);
 	range_add(&w->ival, e->interval, w->updates == 0);
 	w->updates++;
-	w->hist.slots[log2_slot(e->avg_poll_ns)]++;
-	w->hist.count++;
-	w->hist.sum += e->avg_poll_ns;
+	hist_record(&w->hist, e->avg_poll_ns, e->avg_poll_ns);
 	if (!series)
 		return 0;
 	if (!st->env->json) {

@@ -95,6 +95,15 @@ bool hist_empty(const struct hist *h)
 	return h->count == 0;
 }
 
+void hist_record(struct hist *h, __u64 value, __u64 raw)
+{
+	int s = value < 2 ? 0 : 63 - __builtin_clzll(value);
+
+	h->slots[s < MAX_SLOTS ? s : MAX_SLOTS - 1]++;
+	h->count++;
+	h->sum += raw;
+}
+
 static const char *default_label(const struct hist_key *k, char *buf, size_t len)
 {
 	return worker_label(k->worker, buf, len);

@@ -36,6 +36,12 @@ static inline int json_worker(int worker)
 
 /* Hist bookkeeping shared by the histogram tools. */
 bool hist_empty(const struct hist *h);
+/*
+ * hist_record - one value counted on the user side: @value (in the unit)
+ * in its log2 slot (the last slot for any beyond), @raw (ns for time
+ * tools) added to the sum.
+ */
+void hist_record(struct hist *h, __u64 value, __u64 raw);
 
 /*
  * A snapshot of struct hist_key -> struct hist, printed as text (one
