@@ -13,6 +13,13 @@
  * them (each flush carries its tick: a worker's later records are stamped
  * after it, and an idle worker flushes at each park, every park timeout),
  * then paired; a process that has exited has nothing more to flush.
+ *
+ * A thread that is not a worker (the program's own, a blocking-pool
+ * thread, a joiner running queued tasks) has a log too, flushed when it
+ * waits or exits, not at a pace the tool can count on: its records join
+ * the merge while they are ahead of the settled tick, and one that comes
+ * behind it is paired at once, with the poll that found no queueing
+ * (held as an orphan for ORPHAN_NS of the settled tick's progress).
  */
 #include <signal.h>
 #include <errno.h>
@@ -71,8 +78,9 @@ struct queued {
 
 /*
  * One runtime of one process: its workers' count (from the log's
- * header), the clock factor of its process, and its queueings waiting
- * for their polls.
+ * header), the clock factor of its process, its queueings waiting
+ * for their polls, and the polls that found no queueing (a table of the
+ * same kind: the poll's tick by task).
  */
 struct group {
 	__u32 tgid;
@@ -80,19 +88,27 @@ struct group {
 	__u64 runtime;
 	__u64 mult;
 	struct queued q;
+	struct queued orphans;
+	__u64 orphans_checked;		/* upto at the last expiry */
 	bool gone;			/* the process has exited: all it logged is here */
 	__u64 upto;			/* the tick before which all its records are here (settled) */
 };
 
-/* Workers of one runtime merged when pairing (more: the rest wait). */
-#define MAX_MERGE	256
+/*
+ * How long a poll with no queueing waits for one from a thread's log (in
+ * the settled tick's progress): such a log is flushed when its thread
+ * waits, which may be long after it queued (a thread that queues and
+ * computes).  Then the poll is counted unpaired.
+ */
+#define ORPHAN_NS	1000000000ull
 /* Nested polls followed per worker (deeper: their time is not taken). */
 #define POLL_DEPTH	64
 
-/* One worker of one runtime of one process. */
+/* One worker (or thread that is not a worker: worker -1) of one runtime of one process. */
 struct wstate {
 	__u32 tgid;
 	__s32 worker;
+	__u32 thread;			/* its thread id: tells apart the logs of worker -1 */
 	__u64 runtime;
 	struct group *g;
 	__u64 seq;			/* the last flush seen */
@@ -122,7 +138,7 @@ struct mark {
 struct full {
 	struct blitz_event ev;
 	__u64 mult;
-	__u32 tgid;
+	__u32 tgid, thread;
 	__s32 worker;
 };
 
@@ -137,6 +153,7 @@ struct state {
 	/* This print: polls with no logged queueing, starts without an end, queueings of a
 	   task dropped unpolled, queueings still waiting for their poll at the process's exit. */
 	__u64 unpaired_polls, unpaired_polls_end, stale_schedules, never_polled;
+	__u64 late;			/* this print: marks of a thread's log paired behind the merge */
 	__u64 prev_flushes, prev_lost, prev_bad;
 	double last_pair;		/* CLOCK_MONOTONIC s of the last pairing */
 	__u64 origin;			/* -r: ticks of the first record printed */
@@ -188,12 +205,14 @@ static struct wstate *wstate_get(struct state *st, const struct events_chunk *c)
 {
 	__u32 tgid = c->tgid;
 	__s32 worker = c->head.worker;
+	__u32 thread = worker < 0 ? c->head.thread : 0;
 	__u64 runtime = c->head.runtime;
 	struct wstate *w;
 
 	for (size_t i = 0; i < st->w.n; i++) {
 		w = wst(st, i);
-		if (w->tgid != tgid || w->worker != worker || w->runtime != runtime)
+		if (w->tgid != tgid || w->worker != worker || w->runtime != runtime ||
+		    w->thread != thread)
 			continue;
 		if (!w->g)	/* its process ended and was settled: a new one with its pid */
 			w->g = group_get(st, tgid, runtime, c->head.workers);
@@ -202,6 +221,7 @@ static struct wstate *wstate_get(struct state *st, const struct events_chunk *c)
 	w = push(st, &st->w);
 	w->tgid = tgid;
 	w->worker = worker;
+	w->thread = thread;
 	w->runtime = runtime;
 	w->g = group_get(st, tgid, runtime, c->head.workers);
 	w->marks = ARRAY_OF(struct mark);
@@ -233,11 +253,27 @@ static void poll_end(struct state *st, struct wstate *w, const struct blitz_even
 	}
 }
 
-/* take - one record of @w's log, in the worker's order. */
-static void take(struct state *st, struct wstate *w, const struct blitz_event *e, __u64 mult)
+static void settle(struct state *st, struct group *g, const struct mark *m, __u64 div);
+
+/*
+ * hold - a queueing or a poll's start, for pairing: held in @w's order
+ * for the merge, or, from a thread's log and behind the settled tick
+ * (the merge has passed it), paired at once.
+ */
+static void hold(struct state *st, struct wstate *w, const struct mark *m, __u64 div)
+{
+	if (w->worker < 0 && m->ticks < w->g->upto) {
+		st->late++;
+		settle(st, w->g, m, div);
+	} else
+		*(struct mark *)push(st, &w->marks) = *m;
+}
+
+/* take - one record of @w's log (written by @thread), in the log's order. */
+static void take(struct state *st, struct wstate *w, const struct blitz_event *e, __u64 mult,
+		 __u32 thread)
 {
 	__u64 div = unit_div(st->env->unit);
-	struct mark *m;
 
 	if (e->type == 0 || e->type >= BLITZ_EVENT_TYPES)
 		return;
@@ -252,9 +288,8 @@ static void take(struct state *st, struct wstate *w, const struct blitz_event *e
 		__attribute__((fallthrough));	/* held for its schedule */
 	case BLITZ_EVENT_SPAWN:
 	case BLITZ_EVENT_SCHEDULE:
-		m = push(st, &w->marks);
-		*m = (struct mark){ .ticks = e->ticks, .task = e->task,
-				    .poll = e->type == BLITZ_EVENT_POLL_START };
+		hold(st, w, &(struct mark){ .ticks = e->ticks, .task = e->task,
+					    .poll = e->type == BLITZ_EVENT_POLL_START }, div);
 		break;
 	case BLITZ_EVENT_POLL_END:
 		poll_end(st, w, e, mult, div);
@@ -267,7 +302,8 @@ static void take(struct state *st, struct wstate *w, const struct blitz_event *e
 	if (with_records) {
 		struct full *f = push(st, &st->fulls);
 
-		*f = (struct full){ .ev = *e, .mult = mult, .tgid = w->tgid, .worker = w->worker };
+		*f = (struct full){ .ev = *e, .mult = mult, .tgid = w->tgid, .worker = w->worker,
+				    .thread = thread };
 	}
 }
 
@@ -288,7 +324,7 @@ static int on_chunk(void *ctx, void *data, size_t size)
 		w->seq = c->head.seq;
 	}
 	for (__u32 i = 0; i < c->count && i < EVENTS_CHUNK; i++)
-		take(st, w, &c->rec[i], c->head.ticks_mult);
+		take(st, w, &c->rec[i], c->head.ticks_mult, c->head.thread);
 	/* Settled up to the flush only once all its chunks are here. */
 	if (c->last)
 		w->flushed = c->head.flushed;
@@ -363,37 +399,95 @@ static void queued_free(struct queued *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/* queued_put - @task at @ticks into @q; true if it replaced an entry of that task. */
+static bool queued_put(struct state *st, struct queued *q, __u64 task, __u64 ticks)
+{
+	size_t i;
+	bool had;
+
+	if (2 * (q->n + 1) > q->cap)
+		queued_grow(st, q);
+	i = queued_find(q, task);
+	had = q->task[i] != 0;
+	q->n += !had;
+	q->task[i] = task;
+	q->ticks[i] = ticks;
+	return had;
+}
+
+static void sched_record(struct state *st, const struct group *g, __u64 from, __u64 to, __u64 div)
+{
+	__u64 ns = to_ns(to - from, g->mult);
+
+	hist_record(&st->sched, ns / div, ns);
+}
+
 /*
- * settle - one mark of @g in time order: a queueing waits for its task's
- * poll (a queueing already waiting was for a task dropped unpolled:
- * stale); a poll takes its task's waiting queueing (schedule latency), or
- * is unpaired (queued by a thread that is not a worker, or before the
- * tool attached).
+ * settle - one mark of @g, in time order but for a thread's late ones
+ * (hold): a queueing takes the orphan poll of its task stamped after it
+ * (the poll came first: the queueing's thread flushed late), else waits
+ * for its task's poll (a queueing already waiting was for a task dropped
+ * unpolled: stale); a poll takes its task's waiting queueing (schedule
+ * latency), or waits as an orphan for one from a thread's log that has
+ * not come yet (queued before the tool attached, if none ever does).
  */
 static void settle(struct state *st, struct group *g, const struct mark *m, __u64 div)
 {
 	size_t i;
 
-	if (2 * (g->q.n + 1) > g->q.cap)
-		queued_grow(st, &g->q);
-	i = queued_find(&g->q, m->task);
 	if (!m->poll) {
-		st->stale_schedules += g->q.task[i] != 0;
-		g->q.n += g->q.task[i] == 0;
-		g->q.task[i] = m->task;
-		g->q.ticks[i] = m->ticks;
-	} else if (g->q.task[i]) {
-		if (m->ticks >= g->q.ticks[i]) {
-			__u64 ns = to_ns(m->ticks - g->q.ticks[i], g->mult);
+		if (g->orphans.n) {
+			i = queued_find(&g->orphans, m->task);
+			if (g->orphans.task[i]) {
+				bool after = g->orphans.ticks[i] >= m->ticks;
 
-			hist_record(&st->sched, ns / div, ns);
-		} else {
-			st->unpaired_polls++;	/* stamped the other way round (docs/probes.md) */
+				if (after)
+					sched_record(st, g, m->ticks, g->orphans.ticks[i], div);
+				else
+					st->unpaired_polls++;	/* an earlier poll's */
+				queued_remove(&g->orphans, i);
+				if (after)
+					return;
+			}
 		}
-		queued_remove(&g->q, i);
-	} else {
-		st->unpaired_polls++;
+		st->stale_schedules += queued_put(st, &g->q, m->task, m->ticks);
+		return;
 	}
+	i = g->q.cap ? queued_find(&g->q, m->task) : 0;
+	if (g->q.cap && g->q.task[i]) {
+		if (m->ticks >= g->q.ticks[i])
+			sched_record(st, g, g->q.ticks[i], m->ticks, div);
+		else
+			st->unpaired_polls++;	/* stamped the other way round (docs/probes.md) */
+		queued_remove(&g->q, i);
+		return;
+	}
+	st->unpaired_polls += queued_put(st, &g->orphans, m->task, m->ticks);
+}
+
+/*
+ * expire_orphans - the polls that have waited ORPHAN_NS of the settled
+ * tick's progress for a queueing (all of them once the process has
+ * exited) are unpaired.  Once per ORPHAN_NS: a pass over the table.
+ */
+static void expire_orphans(struct state *st, struct group *g)
+{
+	__u64 window = g->mult ? (__u64)(((unsigned __int128)ORPHAN_NS << 32) / g->mult) : ~0ull;
+	struct queued kept = { 0 };
+
+	if (!g->gone && g->upto - g->orphans_checked < window)
+		return;
+	g->orphans_checked = g->upto;
+	for (size_t i = 0; i < g->orphans.cap; i++) {
+		if (!g->orphans.task[i])
+			continue;
+		if (g->gone || g->orphans.ticks[i] + window < g->upto)
+			st->unpaired_polls++;
+		else
+			queued_put(st, &kept, g->orphans.task[i], g->orphans.ticks[i]);
+	}
+	queued_free(&g->orphans);
+	g->orphans = kept;
 }
 
 /*
@@ -411,8 +505,8 @@ static __u64 settled(const struct state *st, struct group *g)
 	if (g->gone)
 		return ~0ull;
 	for (size_t i = 0; i < st->w.n; i++) {
-		if (wst(st, i)->g != g)
-			continue;
+		if (wst(st, i)->g != g || wst(st, i)->worker < 0)
+			continue;	/* a thread's log: not at a pace to wait for (hold) */
 		seen++;
 		if (wst(st, i)->flushed < low)
 			low = wst(st, i)->flushed;
@@ -422,23 +516,26 @@ static __u64 settled(const struct state *st, struct group *g)
 
 /*
  * pair_group - @g's marks up to the settled tick, in time order: each
- * worker's are in order already, so a merge of its workers' (a few) gives
- * the runtime's order without a sort, and each task's queueing is paired
- * with its next poll as they come.  What is not settled waits for the
- * next pairing; once the process has exited, the queueings still waiting
- * will never be polled.
+ * log's are in order already, so a merge of its logs (a few, with
+ * something held) gives the runtime's order without a sort, and each
+ * task's queueing is paired with its next poll as they come.  What is
+ * not settled waits for the next pairing; once the process has exited,
+ * the queueings still waiting will never be polled.
  */
 static void pair_group(struct state *st, struct group *g)
 {
 	__u64 div = unit_div(st->env->unit), upto = settled(st, g);
-	struct wstate *ws[MAX_MERGE];
+	struct wstate **ws;
 	size_t k = 0;
 
 	g->upto = upto;
 	if (!upto)
 		return;
-	for (size_t i = 0; i < st->w.n && k < MAX_MERGE; i++)
-		if (wst(st, i)->g == g)
+	ws = malloc(st->w.n * sizeof(*ws));
+	if (!ws)
+		tool_die(st->env, "out of memory");
+	for (size_t i = 0; i < st->w.n; i++)
+		if (wst(st, i)->g == g && wst(st, i)->head < wst(st, i)->marks.n)
 			ws[k++] = wst(st, i);
 	for (;;) {
 		struct wstate *min = NULL;
@@ -469,6 +566,8 @@ static void pair_group(struct state *st, struct group *g)
 		a->n -= ws[i]->head;
 		ws[i]->head = 0;
 	}
+	free(ws);
+	expire_orphans(st, g);
 	if (g->gone) {
 		st->never_polled += g->q.n;	/* the process exited: no poll will come */
 		queued_free(&g->q);
@@ -504,6 +603,7 @@ static void pair(struct state *st)
 			for (size_t k = 0; k < st->w.n; k++)
 				if (wst(st, k)->g == g)
 					wst(st, k)->g = NULL;
+			queued_free(&g->orphans);
 			free(g);
 			continue;
 		}
@@ -546,7 +646,8 @@ static int full_cmp(const void *a, const void *b)
  * records_out - -r: the records held, in time order (the TSC is one clock
  * for every process), as ns since the first record printed.  Before the
  * last print, only those every traced runtime has settled: a later one
- * may still bring an earlier record.
+ * may still bring an earlier record (and a thread's log, flushed when
+ * its thread waits, may still: such records come in the next print).
  */
 static void records_out(struct state *st, struct json *j, bool last)
 {
@@ -567,15 +668,15 @@ static void records_out(struct state *st, struct json *j, bool last)
 	if (j)
 		json_arr_begin(j, "records");
 	else
-		printf("\n%12s %7s %6s %-10s %18s %12s %5s\n", "NS", "PID", "WORKER", "EVENT",
-		       "TASK", "ARG", "PEER");
+		printf("\n%12s %7s %6s %7s %-10s %18s %12s %5s\n", "NS", "PID", "WORKER", "TID",
+		       "EVENT", "TASK", "ARG", "PEER");
 	for (size_t i = 0; i < n; i++) {
 		/* Signed: a record may precede the origin, held back by an earlier print. */
 		long long ns = f[i].ev.ticks >= st->origin ? (long long)to_ns(f[i].ev.ticks - st->origin, f[i].mult)
 							    : -(long long)to_ns(st->origin - f[i].ev.ticks, f[i].mult);
 
 		if (j) {
-			/* [ns, pid, worker, event, task, arg, peer] */
+			/* [ns, pid, worker, event, task, arg, peer, tid] */
 			json_arr_begin(j, NULL);
 			json_int(j, NULL, ns);
 			json_uint(j, NULL, f[i].tgid);
@@ -584,10 +685,11 @@ static void records_out(struct state *st, struct json *j, bool last)
 			json_uint(j, NULL, f[i].ev.task);
 			json_uint(j, NULL, f[i].ev.arg);
 			json_int(j, NULL, f[i].ev.peer);
+			json_uint(j, NULL, f[i].thread);
 			json_arr_end(j);
 		} else {
-			printf("%12lld %7u %6d %-10s %#18llx %12llu %5d\n", ns,
-			       f[i].tgid, f[i].worker, type_names[f[i].ev.type],
+			printf("%12lld %7u %6d %7u %-10s %#18llx %12llu %5d\n", ns,
+			       f[i].tgid, f[i].worker, f[i].thread, type_names[f[i].ev.type],
 			       (unsigned long long)f[i].ev.task, (unsigned long long)f[i].ev.arg,
 			       f[i].ev.peer);
 		}
@@ -604,6 +706,8 @@ static void json_wstate(struct json *j, const struct wstate *w)
 	json_obj_begin(j, NULL);
 	json_uint(j, "pid", w->tgid);
 	json_int(j, "worker", w->worker);
+	if (w->worker < 0)
+		json_uint(j, "thread", w->thread);
 	json_uint(j, "runtime", w->runtime);
 	for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
 		json_uint(j, type_names[t], w->events[t]);
@@ -613,18 +717,25 @@ static void json_wstate(struct json *j, const struct wstate *w)
 	json_obj_end(j);
 }
 
-static void print_text(struct state *st, __u64 flushes, __u64 lost, __u64 bad, __u64 waiting)
+static void print_text(struct state *st, __u64 flushes, __u64 lost, __u64 bad, __u64 waiting,
+		       __u64 orphans)
 {
 	const char *unit = unit_header(st->env->unit);
 
 	tool_print_time(st->env);
-	printf("\n%7s %6s %9s %9s %10s %10s %9s %7s %7s %7s %7s\n", "PID", "WORKER", "SPAWN", "SCHEDULE",
+	printf("\n%7s %8s %9s %9s %10s %10s %9s %7s %7s %7s %7s\n", "PID", "WORKER", "SPAWN", "SCHEDULE",
 	       "POLL_START", "READY", "STEAL", "STOLEN", "PARK", "UNPARK", "MISSED");
 	for (size_t i = 0; i < st->w.n; i++) {
 		const struct wstate *w = wst(st, i);
+		char who[16];
 
-		printf("%7u %6d %9llu %9llu %10llu %10llu %9llu %7llu %7llu %7llu %7llu\n", w->tgid,
-		       w->worker, (unsigned long long)w->events[BLITZ_EVENT_SPAWN],
+		/* A thread that is not a worker: t and its id. */
+		if (w->worker < 0)
+			snprintf(who, sizeof(who), "t%u", w->thread);
+		else
+			snprintf(who, sizeof(who), "%d", w->worker);
+		printf("%7u %8s %9llu %9llu %10llu %10llu %9llu %7llu %7llu %7llu %7llu\n", w->tgid,
+		       who, (unsigned long long)w->events[BLITZ_EVENT_SPAWN],
 		       (unsigned long long)w->events[BLITZ_EVENT_SCHEDULE],
 		       (unsigned long long)w->events[BLITZ_EVENT_POLL_START],
 		       (unsigned long long)w->ready, (unsigned long long)w->events[BLITZ_EVENT_STEAL],
@@ -637,16 +748,18 @@ static void print_text(struct state *st, __u64 flushes, __u64 lost, __u64 bad, _
 		print_log2_hist(st->poll.slots, MAX_SLOTS, unit);
 	}
 	if (st->sched.count) {
-		printf("\nschedule latency (spawned or queued by a worker, to polled):\n");
+		printf("\nschedule latency (spawned or queued, to polled):\n");
 		print_log2_hist(st->sched.slots, MAX_SLOTS, unit);
 	}
 	printf("\n%llu flushes, %llu records lost (ring buffer full), %llu flushes unreadable; "
-	       "%llu polls without a logged queueing (queued outside the workers or before the "
-	       "tool), %llu queueings of a task dropped unpolled, %llu never polled (the process "
-	       "exited), %llu waiting for their poll\n",
+	       "%llu polls without a logged queueing (queued before the tool, or unlogged), "
+	       "%llu queueings of a task dropped unpolled, %llu never polled (the process "
+	       "exited), %llu waiting for their poll, %llu polls waiting for their queueing "
+	       "(a thread's log)\n",
 	       (unsigned long long)flushes, (unsigned long long)lost, (unsigned long long)bad,
 	       (unsigned long long)st->unpaired_polls, (unsigned long long)st->stale_schedules,
-	       (unsigned long long)st->never_polled, (unsigned long long)waiting);
+	       (unsigned long long)st->never_polled, (unsigned long long)waiting,
+	       (unsigned long long)orphans);
 }
 
 static void print(struct state *st, bool last)
@@ -655,15 +768,17 @@ static void print(struct state *st, bool last)
 	__u64 flushes = st->skel->bss->flushes, lost = st->skel->bss->lost, bad = st->skel->bss->bad;
 	__u64 d_flushes = flushes - st->prev_flushes, d_lost = lost - st->prev_lost;
 	__u64 d_bad = bad - st->prev_bad;
-	__u64 totals[BLITZ_EVENT_TYPES] = { 0 }, waiting = 0;
+	__u64 totals[BLITZ_EVENT_TYPES] = { 0 }, waiting = 0, orphans = 0;
 
 	st->prev_flushes = flushes;
 	st->prev_lost = lost;
 	st->prev_bad = bad;
 	ring_buffer__consume(st->rb);
 	pair(st);
-	for (size_t i = 0; i < st->g.n; i++)
+	for (size_t i = 0; i < st->g.n; i++) {
 		waiting += grp(st, i)->q.n;
+		orphans += grp(st, i)->orphans.n;
+	}
 	for (size_t i = 0; i < st->w.n; i++)
 		for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
 			totals[t] += wst(st, i)->events[t];
@@ -692,11 +807,13 @@ static void print(struct state *st, bool last)
 		json_uint(&j, "stale_schedules", st->stale_schedules);
 		json_uint(&j, "never_polled", st->never_polled);
 		json_uint(&j, "waiting", waiting);
+		json_uint(&j, "orphans", orphans);
+		json_uint(&j, "late", st->late);
 		if (with_records)
 			records_out(st, &j, last);
 		tool_json_end(&j);
 	} else {
-		print_text(st, d_flushes, d_lost, d_bad, waiting);
+		print_text(st, d_flushes, d_lost, d_bad, waiting, orphans);
 		if (with_records)
 			records_out(st, NULL, last);
 		fflush(stdout);
@@ -719,6 +836,7 @@ static void print(struct state *st, bool last)
 	memset(&st->poll, 0, sizeof(st->poll));
 	memset(&st->sched, 0, sizeof(st->sched));
 	st->unpaired_polls = st->unpaired_polls_end = st->stale_schedules = st->never_polled = 0;
+	st->late = 0;
 }
 
 int main(int argc, char **argv)
@@ -751,6 +869,7 @@ int main(int argc, char **argv)
 	events_bpf__destroy(st.skel);
 	for (size_t i = 0; i < st.g.n; i++) {
 		queued_free(&grp(&st, i)->q);
+		queued_free(&grp(&st, i)->orphans);
 		free(grp(&st, i));
 	}
 	array_free(&st.g);

@@ -32,6 +32,7 @@
 #include "../clock.h"
 #include "../fault.h"
 #include "../probes.h"
+#include "../sched/event_log.h"
 #include "../sched/runtime.h"
 
 enum { JOB_IDLE = 0, JOB_QUEUED = 1, JOB_RUNNING = 2, JOB_DONE = 3 };
@@ -254,7 +255,7 @@ static void *pool_thread(void *arg)
 
 	pthread_setname_np(pthread_self(), "blitz-blocking");
 	pthread_mutex_lock(&pool->lock);
-	do {
+	for (;;) {
 		while ((job = jobq_pop(pool))) {
 			unsigned threads = pool->threads;
 
@@ -262,7 +263,16 @@ static void *pool_thread(void *arg)
 			run_job(pool, job, threads);
 			pthread_mutex_lock(&pool->lock);
 		}
-	} while (!pool->shutdown && wait_for_job(pool));
+		if (events_outside_pending()) {
+			/* The tasks its jobs woke, logged: to the tracer before it idles, unlocked. */
+			pthread_mutex_unlock(&pool->lock);
+			events_outside_wait();
+			pthread_mutex_lock(&pool->lock);
+			continue;
+		}
+		if (pool->shutdown || !wait_for_job(pool))
+			break;
+	}
 	prev = thread_exit(pool, self);
 	pthread_mutex_unlock(&pool->lock);
 	if (prev) {
@@ -356,6 +366,7 @@ int64_t blitz_blocking_wait(struct blitz_blocking *job)
 	/* Relaxed: a job never queued stays IDLE; nothing would end the wait. */
 	if (atomic_load_explicit(&job->state, memory_order_relaxed) == JOB_IDLE)
 		return -EINVAL;
+	events_outside_wait();
 	/* Acquire: pairs with job_complete's release store. */
 	while ((s = atomic_load_explicit(&job->state, memory_order_acquire)) != JOB_DONE)
 		syscall(SYS_futex, &job->state, FUTEX_WAIT_PRIVATE, s, NULL, NULL, 0);

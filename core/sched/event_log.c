@@ -3,7 +3,10 @@
  * core/sched/event_log.c - the event log's slow paths (event_log.h):
  * starting and stopping a window, and the flush probe.
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../clock.h"
 #include "event_log.h"
 
@@ -35,6 +38,7 @@ void events_switch(struct worker_events *e, bool on)
 	memset(e->log.rec, 0, sizeof(e->log.rec));
 	tick_clock_calibrate();
 	e->log.head.ticks_mult = atomic_load_explicit(&tick_clock_mult, memory_order_relaxed);
+	e->log.head.thread = (unsigned)gettid();
 	e->log.head.seq = 0;
 	e->last_flush = clock_now_ns();
 }
@@ -57,4 +61,96 @@ void events_park(struct worker_events *e, uint64_t timeout_ns)
 	events_log(e, BLITZ_EVENT_PARK, 0, timeout_ns, -1);
 	if (clock_now_ns() - e->last_flush >= BLITZ_EVENT_PARK_FLUSH_NS)
 		events_flush(e);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The log of a thread that is not a worker                                */
+
+__thread struct worker_events *events_outside_cur __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t outside_key;
+static pthread_once_t outside_once = PTHREAD_ONCE_INIT;
+static bool outside_key_ok;
+
+/*
+ * outside_exit - the thread exits (the key's destructor, on that thread):
+ * its last records go to the tracer, if one still listens (else nobody
+ * would read them), and the log is freed.
+ */
+static void outside_exit(void *log)
+{
+	struct worker_events *e = log;
+
+	if (e->len && BLITZ_EVENT_FLUSH_ENABLED())
+		events_flush(e);
+	events_outside_cur = NULL;
+	free(e);
+}
+
+/*
+ * The process exits: the exiting thread's last records (exit() runs no
+ * key destructor), and its log freed.  The other threads' logs stay
+ * unread: they were not waiting, and are stopped where they are.
+ */
+__attribute__((destructor)) static void outside_process_exit(void)
+{
+	if (events_outside_cur) {
+		pthread_setspecific(outside_key, NULL);
+		outside_exit(events_outside_cur);
+	}
+}
+
+static void outside_key_create(void)
+{
+	outside_key_ok = pthread_key_create(&outside_key, outside_exit) == 0;
+}
+
+/*
+ * outside_new - the calling thread's log, made at its first record: the
+ * key's destructor flushes and frees it.  NULL if there is no memory or no
+ * key: the thread's records are not written (a tool counts the polls
+ * whose queueing it did not see).
+ */
+static struct worker_events *outside_new(void)
+{
+	struct worker_events *e;
+
+	pthread_once(&outside_once, outside_key_create);
+	if (!outside_key_ok)
+		return NULL;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return NULL;
+	if (pthread_setspecific(outside_key, e)) {
+		free(e);
+		return NULL;
+	}
+	worker_events_init(e, 0, 0, 0);
+	e->log.head.worker = -1;
+	events_switch(e, true);
+	events_outside_cur = e;
+	return e;
+}
+
+/*
+ * events_outside_log - the calling thread's log for a task of @runtime
+ * (@workers workers), which the thread is not a worker of; NULL without
+ * one (see outside_new).  The log holds one runtime's records: a record
+ * for another flushes first.  A log whose last flush is
+ * BLITZ_EVENT_FLUSH_NS old is flushed, as a worker's at a tick.
+ */
+struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
+{
+	struct worker_events *e = events_outside_cur;
+
+	if (!e && !(e = outside_new()))
+		return NULL;
+	if (e->log.head.runtime != runtime) {
+		if (e->len)
+			events_flush(e);
+		e->log.head.runtime = runtime;
+		e->log.head.workers = workers;
+	}
+	events_tick(e, clock_now_ns());
+	return e;
 }

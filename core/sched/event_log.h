@@ -13,11 +13,19 @@
  * is flushed before the next record.
  *
  * Task events follow BLITZ_TRACE_SAMPLE as the task_* probes do (a task
- * is logged whole or not at all).  Not logged: spawns and schedules made
- * by threads that are not workers (no log of their own: the tool counts
- * the polls whose queueing it did not see), a worker's schedule of
- * another runtime's task, and polls run by a helping thread outside the
- * workers.
+ * is logged whole or not at all).
+ *
+ * A thread that is not one of a task's runtime's workers (the program's
+ * thread spawning, a blocking-pool thread waking a task, a joiner that
+ * runs queued tasks, a worker of another runtime) logs that task's
+ * spawns, schedules and polls into a log of its own (events_outside_log:
+ * worker -1 in the header, its thread id in `thread`), allocated at its
+ * first record and flushed when full, before the thread waits
+ * (events_outside_wait: a join, a blocking job, an idle pool thread, a
+ * worker's park), at a record once its last flush is
+ * BLITZ_EVENT_FLUSH_NS old, and at the thread's or the process's exit.
+ * Its records reach a tracer later than the workers' (their pairs are
+ * made as they come: tools/events.c).
  *
  * A poll's start reserves room for its end, so that a flush never falls
  * between them unless the poll itself logs (spawns, schedules, a join's
@@ -45,6 +53,11 @@ struct worker_events {
 	uint64_t last_flush;		/* ns (the tick's clock) */
 	struct blitz_event_log log;
 };
+
+/* The calling thread's log for tasks of runtimes it is not a worker of (NULL: none yet). */
+extern __thread struct worker_events *events_outside_cur __attribute__((tls_model("initial-exec")));
+
+struct worker_events *events_outside_log(uint64_t runtime, unsigned workers);
 
 void worker_events_init(struct worker_events *e, unsigned worker, unsigned workers,
 			uint64_t runtime);
@@ -102,6 +115,24 @@ events_log(struct worker_events *e, unsigned type, uint64_t task, uint64_t arg, 
 {
 	events_room(e, 1);
 	events_put(e, type, tick_clock_now(), task, arg, peer);
+}
+
+/*
+ * events_outside_wait - the calling thread is about to wait (or park):
+ * hand its outside log's records to the tracer first, so that they do not
+ * wait with it.  A load and a test when it has none.
+ */
+static inline bool events_outside_pending(void)
+{
+	struct worker_events *e = events_outside_cur;
+
+	return __builtin_expect(e && e->len, 0);
+}
+
+static inline void events_outside_wait(void)
+{
+	if (events_outside_pending())
+		events_flush(events_outside_cur);
 }
 
 #endif

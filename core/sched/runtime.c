@@ -337,6 +337,7 @@ static int wait_outside(struct blitz_task *t, bool help)
 			worker_run_task(NULL, other);
 			continue;
 		}
+		events_outside_wait();	/* what it logged, before it sleeps */
 		if (registered)
 			syscall(SYS_futex, &tw.woken, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 		else
@@ -396,6 +397,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	if (!rt)
 		return;
 	owned_close(&rt->owned);		/* no new tasks from here on */
+	events_outside_wait();			/* what this thread logged */
 	/* Release: pairs with the workers' acquire load of the flag. */
 	atomic_store_explicit(&rt->shutdown, true, memory_order_release);
 	/* Acquire: pairs with runtime_start's release: the thread handles are written. */

@@ -291,12 +291,37 @@ schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool trace
 }
 
 /*
- * schedule_traced - the copy with the probe (TRACED_SCHEDULE, or a thread
- * that is not a worker: it reads the semaphores).
+ * log_outside - @t is spawned or queued (@type) by a thread that is not
+ * one of its runtime's workers, while event_flush listens: a record in
+ * that thread's own log (event_log.h), before the task is visible to a
+ * worker.
  */
-static __attribute__((noinline, cold)) void schedule_traced(struct blitz_task *t, bool yield)
+static __attribute__((noinline, cold)) void log_outside(struct blitz_task *t, unsigned type)
 {
-	schedule_on(current_worker, t, yield, true);
+	struct worker_events *e;
+
+	if (!BLITZ_EVENT_FLUSH_ENABLED() || !task_traced(t))
+		return;
+	e = events_outside_log(t->rt->hist_id, t->rt->num_workers);
+	if (e)
+		events_log(e, type, (uint64_t)(uintptr_t)t, DEST_GLOBAL, -1);
+}
+
+/* schedule_traced - the copy with the probe (TRACED_SCHEDULE). */
+static __attribute__((noinline, cold)) void
+schedule_traced(struct blitz_worker *w, struct blitz_task *t, bool yield)
+{
+	schedule_on(w, t, yield, true);
+}
+
+/*
+ * schedule_outside - a thread that is not a worker, while a tracer
+ * listens (it reads the semaphores): logged, then the probe's copy.
+ */
+static __attribute__((noinline, cold)) void schedule_outside(struct blitz_task *t, bool yield)
+{
+	log_outside(t, BLITZ_EVENT_SCHEDULE);
+	schedule_on(NULL, t, yield, true);
 }
 
 /* schedule_stamped - a schedule in a timed tick (TRACED_HIST): every one is stamped. */
@@ -319,14 +344,18 @@ schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
 	/*
 	 * Logged before it is queued: before its poll_start on any worker.
-	 * Not a task of another runtime: its poll is that runtime's to log,
-	 * and a tool pairs them per runtime.
+	 * A task of another runtime goes into this thread's outside log: a
+	 * tool pairs records per runtime.
 	 */
-	if ((w->traced & TRACED_EVENTS) && w->rt == t->rt && task_traced(t))
-		events_log(&w->events, BLITZ_EVENT_SCHEDULE, (uint64_t)(uintptr_t)t,
-			   (uint64_t)worker_local_dest(w, yield), -1);
+	if (w->traced & TRACED_EVENTS) {
+		if (w->rt != t->rt)
+			log_outside(t, BLITZ_EVENT_SCHEDULE);
+		else if (task_traced(t))
+			events_log(&w->events, BLITZ_EVENT_SCHEDULE, (uint64_t)(uintptr_t)t,
+				   (uint64_t)worker_local_dest(w, yield), -1);
+	}
 	if (w->traced & TRACED_SCHEDULE) {
-		schedule_traced(t, yield);
+		schedule_traced(w, t, yield);
 		return;
 	}
 	if (w->traced & TRACED_HIST) {
@@ -345,9 +374,10 @@ static inline __attribute__((always_inline)) void schedule(struct blitz_task *t,
 {
 	struct blitz_worker *w = current_worker;
 
-	if (w ? w->traced != 0 : BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled()) {
+	if (w ? w->traced != 0 :
+	    BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED()) {
 		if (!w)
-			schedule_traced(t, yield);
+			schedule_outside(t, yield);
 		else
 			schedule_latched(w, t, yield);
 		return;
@@ -377,14 +407,17 @@ size_t blitz_task_size(size_t state_size)
 }
 
 /*
- * spawn_traced - a spawn while a tracer listens: logged (TRACED_EVENTS),
- * stamped in a timed tick (TRACED_HIST) or, outside the workers, by the
- * thread's countdown.  One test of the latch on the untraced path.
+ * spawn_traced - a spawn while a tracer listens: logged (TRACED_EVENTS;
+ * outside the workers, in the thread's own log), stamped in a timed tick
+ * (TRACED_HIST) or, outside the workers, by the thread's countdown.  One
+ * test of the latch on the untraced path.
  */
 static __attribute__((noinline, cold)) void spawn_traced(struct blitz_worker *w, struct blitz_task *t)
 {
 	if (!w) {
-		hist_stamp_outside(t);
+		log_outside(t, BLITZ_EVENT_SPAWN);
+		if (hist_enabled())
+			hist_stamp_outside(t);
 		return;
 	}
 	if ((w->traced & TRACED_EVENTS) && task_traced(t))
@@ -464,7 +497,7 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
 	TASK_PROBE(t, TASK_SPAWN, (uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
 		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
-	if (w ? w->traced & (TRACED_HIST | TRACED_EVENTS) : hist_enabled())
+	if (w ? w->traced & (TRACED_HIST | TRACED_EVENTS) : hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED())
 		spawn_traced(w, t);
 	if (w) {
 		worker_schedule_local(w, t, false);

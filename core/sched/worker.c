@@ -502,11 +502,24 @@ static inline __attribute__((always_inline)) struct blitz_task *find_work(struct
 /* Running tasks                                                           */
 
 /*
+ * poll_log - the event log a poll of @t on @w writes into: the worker's
+ * while its tick latched it (TRACED_EVENTS); a helping thread's own while
+ * event_flush listens (event_log.h); else none.
+ */
+static inline struct worker_events *poll_log(struct blitz_worker *w, struct blitz_task *t)
+{
+	if (w)
+		return w->traced & TRACED_EVENTS ? &w->events : NULL;
+	return BLITZ_EVENT_FLUSH_ENABLED() ? events_outside_log(t->rt->hist_id, t->rt->num_workers)
+					   : NULL;
+}
+
+/*
  * run_task - poll @t once on @w (NULL: a helping non-worker thread).
  * @traced: the per-event probes' copy.  @hist: a copy that times the poll
  * for the summary histograms when the tick is a timed one (TRACED_HIST).
  * @logged: a copy that writes the poll's start and end into the event log
- * while the tick latched it (TRACED_EVENTS).
+ * while the tick latched it (TRACED_EVENTS), or a helping thread's own.
  * A stamped task (TASK_STAMPED, which the transition to running clears)
  * has its wait read in every copy, behind the test for a cancelled task
  * that the poll path makes anyway.  A ready poll is counted by
@@ -549,21 +562,26 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 			      clock_now_ns() : 0;
 	uint64_t hist_start = hist && w && (w->traced & TRACED_HIST) ?
 			      hist_poll_start(&w->hist) : 0;
-	bool logging = logged && w && (w->traced & TRACED_EVENTS) && task_traced(t);
+	/*
+	 * The logged copy runs only on a worker whose tick latched the log
+	 * (worker_run_task); the traced copy also on a helping thread.
+	 */
+	struct worker_events *log = !logged || !task_traced(t) ? NULL :
+				    traced ? poll_log(w, t) : &w->events;
 
-	if (logging) {
-		events_room(&w->events, 2);	/* the end's record: no flush inside the poll */
-		events_put(&w->events, BLITZ_EVENT_POLL_START, tick_clock_now(),
-			   (uint64_t)(uintptr_t)t, (uint64_t)w->run_source, -1);
+	if (log) {
+		events_room(log, 2);	/* the end's record: no flush inside the poll */
+		events_put(log, BLITZ_EVENT_POLL_START, tick_clock_now(), (uint64_t)(uintptr_t)t,
+			   !traced || w ? (uint64_t)w->run_source : SRC_HELPER, -1);
 	}
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
 	uint64_t poll_ns = poll_start ? clock_now_ns() - poll_start : 0;
 
-	if (logging) {
+	if (log) {
 		uint64_t end = tick_clock_now();	/* before any flush: the poll's own time */
 
-		events_room(&w->events, 1);
-		events_put(&w->events, BLITZ_EVENT_POLL_END, end, (uint64_t)(uintptr_t)t,
+		events_room(log, 1);
+		events_put(log, BLITZ_EVENT_POLL_END, end, (uint64_t)(uintptr_t)t,
 			   r == BLITZ_READY, -1);
 	}
 
@@ -627,7 +645,8 @@ run_task_logged(struct blitz_worker *w, struct blitz_task *t)
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t)
 {
 	if (__builtin_expect(w ? w->traced != 0 :
-			     BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED(), 0)) {
+			     BLITZ_TASK_POLL_START_ENABLED() | BLITZ_TASK_POLL_END_ENABLED() |
+			     BLITZ_EVENT_FLUSH_ENABLED(), 0)) {
 		/*
 		 * The latch read again (relaxed: owner-only; it only keeps the
 		 * compiler from holding the first load in a register, which
@@ -859,8 +878,10 @@ void worker_park(struct blitz_worker *w)
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
 	hist_parked(w, timeout);
-	if (w->traced & TRACED_EVENTS)
+	if (w->traced & TRACED_EVENTS) {
 		events_park(&w->events, timeout);
+		events_outside_wait();	/* another runtime's tasks it queued */
+	}
 	/* The sleep is timed only while a tracer listens to unpark or hist_snapshot. */
 	slept_from = (BLITZ_UNPARK_ENABLED() | hist_enabled()) ? clock_now_ns() : 0;
 	notified = worker_sleep(w, timeout, &io_completions);
@@ -1092,6 +1113,7 @@ void *worker_main(void *arg)
 	hist_exit(w);
 	if (w->logging && w->events.len)
 		events_flush(&w->events);	/* the last records */
+	events_outside_wait();
 	io_driver_thread_stop(&w->rt->io);
 	task_cache_drain(w);
 	current_worker = NULL;

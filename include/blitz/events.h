@@ -9,11 +9,14 @@
  * the runtime's cheap clock, and fires event_flush(worker, log, count,
  * seq) with the address of this struct when the log is full, before a
  * park when the last flush is BLITZ_EVENT_PARK_FLUSH_NS old, at a tick
- * when it is BLITZ_EVENT_FLUSH_NS old, and at its exit.  A BPF program copies the header and the first count
- * records with bpf_probe_read_user().  The probe fires on the worker's
- * own thread, the only writer, so the copy is consistent: one trap for
- * up to BLITZ_EVENT_LOG_RECORDS events, where a per-event probe costs a
- * trap per event.
+ * when it is BLITZ_EVENT_FLUSH_NS old, and at its exit.  A thread that
+ * is not one of the runtime's workers logs the spawns, schedules and
+ * polls of its tasks into a log of its own (worker -1), flushed when full,
+ * before the thread waits and at its exit.  A BPF program copies the
+ * header and the first count records with bpf_probe_read_user().  The
+ * probe fires on the log's own thread, the only writer, so the copy is
+ * consistent: one trap for up to BLITZ_EVENT_LOG_RECORDS events, where a
+ * per-event probe costs a trap per event.
  *
  * Plain C types only (no headers): the same text compiles for BPF.
  */
@@ -55,8 +58,11 @@ struct blitz_event {
 struct blitz_event_log_head {
 	unsigned int size;		/* sizeof(struct blitz_event): the layout */
 	unsigned int capacity;		/* BLITZ_EVENT_LOG_RECORDS */
-	int worker;			/* the worker's index */
+	int worker;			/* the worker's index; -1: a thread that is not one of the
+					   runtime's workers (its spawns, schedules and polls) */
 	unsigned int workers;		/* the runtime's workers */
+	unsigned int thread;		/* the writing thread's id (gettid) */
+	unsigned int reserved;
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
 	unsigned long long seq;		/* this worker's flush number, from 1 in each window */
 	unsigned long long ticks_mult;	/* ns per tick << 32 (the clock's calibration) */

@@ -58,12 +58,18 @@ check "tasksrc.bt: source SRC_LIFO == lifo_hits" \
 	"$(awk -v c="$(probe_code SRC_LIFO)" '$0 ~ "^@polls\\[-?[0-9]+, " c "\\]:" { s += $NF } END { print s + 0 }' "$tmp/tasksrc.bt.out")" \
 	"$(stat_sum lifo_hits)"
 check "steal.bt: @stolen == stolen" "$(val steal stolen)" "$(stat_total stolen)"
-# events.bt: @events is keyed by enum blitz_event_type (3 poll_start, 4 poll_end, 6 park).
-ev_count() { awk -v k="@events[$1]:" '$1 == k { print $2 }' "$tmp/events.bt.out"; }
-check "events.bt: poll_start records == polled" "$(ev_count 3)" "$polled"
-check "events.bt: poll_end records == polled" "$(ev_count 4)" "$polled"
+# events.bt: @events is keyed by the writer (worker, or thread: not a
+# worker) and enum blitz_event_type (1 spawn, 3 poll_start, 4 poll_end, 6 park).
+ev_count() {
+	awk -v k="@events[$1," -v t="$2]:" '$1 == k && $2 == t { s += $3 } END { print s + 0 }' \
+		"$tmp/events.bt.out"
+}
+check "events.bt: the workers' poll_start records == polled" "$(ev_count worker 3)" "$polled"
+check "events.bt: the workers' poll_end records == polled" "$(ev_count worker 4)" "$polled"
+check "events.bt: spawn records, the workers' and the other threads' == spawned" \
+	"$(( $(ev_count worker 1) + $(ev_count thread 1) ))" "$(stat_total spawned)"
 check "events.bt: @stolen == stolen" "$(val events stolen)" "$(stat_total stolen)"
-check_after_stats "events.bt: park records == parked" "$(ev_count 6)" "$(stat_total parked)"
+check_after_stats "events.bt: park records == parked" "$(ev_count worker 6)" "$(stat_total parked)"
 check "steal.bt: @steals == steals" "$(val steal steals)" "$(stat_sum steals)"
 check "steal.bt: size histogram total == steals" "$(hist_total steal tasks)" "$(stat_sum steals)"
 check_after_stats "park.bt: @parks == parked" "$(val park parks)" "$(stat_total parked)"
