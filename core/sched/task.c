@@ -291,20 +291,27 @@ schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool trace
 }
 
 /*
- * log_outside - @t is spawned or queued (@type) by a thread that is not
- * one of its runtime's workers, while event_flush listens: a record in
- * that thread's own log (event_log.h), before the task is visible to a
+ * log_outside_now - @t is spawned or queued (@type) by a thread that is
+ * not one of its runtime's workers, while event_flush listens: a record
+ * in that thread's own log (event_log.h), before the task is visible to a
  * worker.
  */
-static __attribute__((noinline, cold)) void log_outside(struct blitz_task *t, unsigned type)
+static __attribute__((noinline, cold)) void log_outside_now(struct blitz_task *t, unsigned type)
 {
 	struct worker_events *e;
 
-	if (!BLITZ_EVENT_FLUSH_ENABLED() || !task_traced(t))
+	if (!task_traced(t))
 		return;
 	e = events_outside_log(t->rt->hist_id, t->rt->num_workers);
 	if (e)
 		events_log(e, type, (uint64_t)(uintptr_t)t, DEST_GLOBAL, -1);
+}
+
+/* log_outside - the semaphore's test inline: the summary mode alone does not call. */
+static inline void log_outside(struct blitz_task *t, unsigned type)
+{
+	if (BLITZ_EVENT_FLUSH_ENABLED())
+		log_outside_now(t, type);
 }
 
 /* schedule_traced - the copy with the probe (TRACED_SCHEDULE). */
@@ -407,19 +414,12 @@ size_t blitz_task_size(size_t state_size)
 }
 
 /*
- * spawn_traced - a spawn while a tracer listens: logged (TRACED_EVENTS;
- * outside the workers, in the thread's own log), stamped in a timed tick
- * (TRACED_HIST) or, outside the workers, by the thread's countdown.  One
- * test of the latch on the untraced path.
+ * spawn_traced - a worker's spawn while a tracer listens: logged
+ * (TRACED_EVENTS), stamped in a timed tick (TRACED_HIST).  One test of the
+ * latch on the untraced path.
  */
 static __attribute__((noinline, cold)) void spawn_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	if (!w) {
-		log_outside(t, BLITZ_EVENT_SPAWN);
-		if (hist_enabled())
-			hist_stamp_outside(t);
-		return;
-	}
 	if ((w->traced & TRACED_EVENTS) && task_traced(t))
 		events_log(&w->events, BLITZ_EVENT_SPAWN, (uint64_t)(uintptr_t)t,
 			   (uint64_t)worker_local_dest(w, false), -1);
@@ -497,8 +497,20 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		atomic_fetch_add_explicit(&rt->external_spawned, 1, memory_order_relaxed);
 	TASK_PROBE(t, TASK_SPAWN, (uint64_t)(uintptr_t)t, w ? (int)w->index : -1,
 		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
-	if (w ? w->traced & (TRACED_HIST | TRACED_EVENTS) : hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED())
-		spawn_traced(w, t);
+	/*
+	 * A thread that is not a worker, while a tracer listens: the summary
+	 * mode's countdown inline (a call per spawn cost spawn_many_remote 2%
+	 * of its time), its own log behind the semaphore.
+	 */
+	if (w ? w->traced & (TRACED_HIST | TRACED_EVENTS) : hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED()) {
+		if (w) {
+			spawn_traced(w, t);
+		} else {
+			log_outside(t, BLITZ_EVENT_SPAWN);
+			if (hist_enabled())
+				hist_stamp_outside(t);
+		}
+	}
 	if (w) {
 		worker_schedule_local(w, t, false);
 	} else {
