@@ -19,7 +19,9 @@
  * waits or exits, not at a pace the tool can count on: its records join
  * the merge while they are ahead of the settled tick, and one that comes
  * behind it is paired at once, with the poll that found no queueing
- * (held as an orphan for ORPHAN_NS of the settled tick's progress).
+ * (held as an orphan, one per task address: until its queueing comes, a
+ * later queueing of that address makes it unpaired, or the process
+ * exits).
  */
 #include <signal.h>
 #include <errno.h>
@@ -89,18 +91,10 @@ struct group {
 	__u64 mult;
 	struct queued q;
 	struct queued orphans;
-	__u64 orphans_checked;		/* upto at the last expiry */
 	bool gone;			/* the process has exited: all it logged is here */
 	__u64 upto;			/* the tick before which all its records are here (settled) */
 };
 
-/*
- * How long a poll with no queueing waits for one from a thread's log (in
- * the settled tick's progress): such a log is flushed when its thread
- * waits, which may be long after it queued (a thread that queues and
- * computes).  Then the poll is counted unpaired.
- */
-#define ORPHAN_NS	1000000000ull
 /* Nested polls followed per worker (deeper: their time is not taken). */
 #define POLL_DEPTH	64
 
@@ -466,31 +460,6 @@ static void settle(struct state *st, struct group *g, const struct mark *m, __u6
 }
 
 /*
- * expire_orphans - the polls that have waited ORPHAN_NS of the settled
- * tick's progress for a queueing (all of them once the process has
- * exited) are unpaired.  Once per ORPHAN_NS: a pass over the table.
- */
-static void expire_orphans(struct state *st, struct group *g)
-{
-	__u64 window = g->mult ? (__u64)(((unsigned __int128)ORPHAN_NS << 32) / g->mult) : ~0ull;
-	struct queued kept = { 0 };
-
-	if (!g->gone && g->upto - g->orphans_checked < window)
-		return;
-	g->orphans_checked = g->upto;
-	for (size_t i = 0; i < g->orphans.cap; i++) {
-		if (!g->orphans.task[i])
-			continue;
-		if (g->gone || g->orphans.ticks[i] + window < g->upto)
-			st->unpaired_polls++;
-		else
-			queued_put(st, &kept, g->orphans.task[i], g->orphans.ticks[i]);
-	}
-	queued_free(&g->orphans);
-	g->orphans = kept;
-}
-
-/*
  * settled - the tick before which all of @g's records are here: the
  * oldest of its workers' last flushes (a worker's later records are
  * stamped after its flush), once every worker has flushed; everything if
@@ -567,10 +536,11 @@ static void pair_group(struct state *st, struct group *g)
 		ws[i]->head = 0;
 	}
 	free(ws);
-	expire_orphans(st, g);
 	if (g->gone) {
 		st->never_polled += g->q.n;	/* the process exited: no poll will come */
 		queued_free(&g->q);
+		st->unpaired_polls += g->orphans.n;	/* nor a queueing */
+		queued_free(&g->orphans);
 	}
 }
 
