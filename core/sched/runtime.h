@@ -73,6 +73,19 @@ bool runtime_has_work(struct blitz_runtime *rt);
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);
 
 /*
+ * worker_local_dest - where worker_schedule_local() will put a task (a
+ * probe's or a record's DEST_* code).  Inline: the event log asks at
+ * every spawn and schedule it records.
+ */
+static inline int worker_local_dest(struct blitz_worker *w, bool yield)
+{
+	/* Relaxed: owner-only flag (see worker_schedule_local). */
+	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed) || w->draining)
+		return DEST_GLOBAL;
+	return yield || !w->rt->cfg.lifo ? DEST_RING : DEST_LIFO;
+}
+
+/*
  * runtime_or_current - @rt, or for NULL the calling task's runtime (NULL
  * off the runtime's threads): what a NULL runtime argument of the public
  * API means (include/blitz.h, "Bad input").

@@ -202,15 +202,6 @@ push_ring(struct blitz_worker *w, struct blitz_task *t, bool evicted)
 	return push_ring_on(w, t, evicted, false, false);
 }
 
-/* worker_local_dest - where worker_schedule_local() will put a task. */
-int worker_local_dest(struct blitz_worker *w, bool yield)
-{
-	/* Relaxed: owner-only flag (see worker_schedule_local). */
-	if (atomic_load_explicit(&w->transitioning_to_park, memory_order_relaxed) || w->draining)
-		return DEST_GLOBAL;
-	return yield || !w->rt->cfg.lifo ? DEST_RING : DEST_LIFO;
-}
-
 /*
  * worker_schedule_local - queue @t on the calling worker @w: the LIFO slot
  * for a wake or a spawn (evicting the old occupant to the ring), the back of

@@ -157,7 +157,6 @@ static inline uint64_t worker_polls(const struct blitz_worker *w)
 void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned index);
 void *worker_main(void *arg);
 void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yield);
-int worker_local_dest(struct blitz_worker *w, bool yield);
 void worker_unpark(struct blitz_worker *w);
 void worker_read_stats(const struct blitz_worker *w, struct blitz_worker_stats *out);
 void worker_run_task(struct blitz_worker *w, struct blitz_task *t);
