@@ -152,6 +152,7 @@ struct state {
 	double last_pair;		/* CLOCK_MONOTONIC s of the last pairing */
 	__u64 origin;			/* -r: ticks of the first record printed */
 	bool have_origin;
+	bool records_headed;		/* -r, text: the column header is above the last lines */
 };
 
 static void *push(struct state *st, struct array *a)
@@ -582,6 +583,8 @@ static void pair(struct state *st)
 	st->g.n = kept;
 }
 
+static void records_out(struct state *st, struct json *j, bool last);
+
 /* Wait up to @timeout_ms for records, take them, pair what has settled. */
 static int drain(void *ctx, int timeout_ms)
 {
@@ -592,11 +595,16 @@ static int drain(void *ctx, int timeout_ms)
 	ring_buffer__poll(st->rb, timeout_ms);
 	/* The BPF side wakes us only when a quarter of the ring waits: take what is there. */
 	ring_buffer__consume(st->rb);
-	/* Each pairing sorts what waits: ten a second at most. */
+	/* Pairing merges what waits: ten times a second at most. */
 	now = now_mono();
 	if (now - st->last_pair >= 0.1) {
 		pair(st);
 		st->last_pair = now;
+		/* -r, text: the records stream out as they settle, not held to the print. */
+		if (with_records && !st->env->json) {
+			records_out(st, NULL, false);
+			fflush(stdout);
+		}
 	}
 	return 0;
 }
@@ -614,10 +622,11 @@ static int full_cmp(const void *a, const void *b)
 
 /*
  * records_out - -r: the records held, in time order (the TSC is one clock
- * for every process), as ns since the first record printed.  Before the
- * last print, only those every traced runtime has settled: a later one
- * may still bring an earlier record (and a thread's log, flushed when
- * its thread waits, may still: such records come in the next print).
+ * for every process), as ns since the first record printed: in text at
+ * every pairing and each print, with -j in each print's object.  Before
+ * the last print, only those every traced runtime has settled: a later
+ * one may still bring an earlier record (and a thread's log, flushed when
+ * its thread waits, may still: such records come in a later batch).
  */
 static void records_out(struct state *st, struct json *j, bool last)
 {
@@ -635,11 +644,13 @@ static void records_out(struct state *st, struct json *j, bool last)
 		st->origin = f[0].ev.ticks;
 		st->have_origin = true;
 	}
-	if (j)
+	if (j) {
 		json_arr_begin(j, "records");
-	else
+	} else if (n && !st->records_headed) {
 		printf("\n%12s %7s %6s %7s %-10s %18s %12s %5s\n", "NS", "PID", "WORKER", "TID",
 		       "EVENT", "TASK", "ARG", "PEER");
+		st->records_headed = true;
+	}
 	for (size_t i = 0; i < n; i++) {
 		/* Signed: a record may precede the origin, held back by an earlier print. */
 		long long ns = f[i].ev.ticks >= st->origin ? (long long)to_ns(f[i].ev.ticks - st->origin, f[i].mult)
@@ -783,9 +794,11 @@ static void print(struct state *st, bool last)
 			records_out(st, &j, last);
 		tool_json_end(&j);
 	} else {
-		print_text(st, d_flushes, d_lost, d_bad, waiting, orphans);
+		/* The records that settled since the last drain, then the counts. */
 		if (with_records)
 			records_out(st, NULL, last);
+		print_text(st, d_flushes, d_lost, d_bad, waiting, orphans);
+		st->records_headed = false;
 		fflush(stdout);
 	}
 	/* Printed: the counts start again; the workers of ended processes go. */

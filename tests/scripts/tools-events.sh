@@ -163,6 +163,34 @@ else
 fi
 check_records "events, outside-queue"
 
+# In text, -r streams the records as they settle, the counts after them.
+start_tool events -r -b "$obj/tests/outside-queue"
+timeout 300 "$obj/tests/outside-queue" 3 200 || bad "outside-queue 3 200 failed"
+# Before the tool is stopped: its process gone, every record has settled.
+streamed=0
+for _ in $(seq 300); do
+	streamed=$(grep -c ' poll_end ' "$tmp/events.out" || true)
+	[ "$streamed" -ge 3 ] && break
+	sleep 0.1
+done
+check "events, text -r: the 3 polls' ends printed before the tool is stopped" "$streamed" 3
+stop_tool events
+text=$("$PY" - "$tmp/events.out" <<'PY'
+import sys
+lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
+head = [i for i, l in enumerate(lines) if l[:2] == ["NS", "PID"]]
+table = [i for i, l in enumerate(lines) if l[:2] == ["PID", "WORKER"]]
+recs = [l for l in lines if len(l) == 8 and l[0].lstrip("-").isdigit() and l[4] in
+        ("spawn", "schedule", "poll_start", "poll_end", "steal", "park", "unpark")]
+rows = [l for l in lines[table[0] + 1:] if len(l) == 11 and l[0].isdigit()] if table else []
+# SPAWN SCHEDULE POLL_START (and as many ends) STEAL PARK UNPARK
+events = sum(int(r[2]) + int(r[3]) + 2 * int(r[4]) + int(r[6]) + int(r[8]) + int(r[9]) for r in rows)
+print("True" if head and table and head[0] < table[0] and len(recs) == events > 0 else
+      "header %s, counts %s, %d record lines, %d events counted" % (head, table, len(recs), events))
+PY
+)
+check "events, text -r: the records first (streamed), one line per event counted" "$text" True
+
 # The blocking pool's threads wake the tasks waiting for their jobs, from their own logs.
 start_tool events -j -r
 run_blocking
