@@ -18,10 +18,9 @@
  * thread, a joiner running queued tasks) has a log too, flushed when it
  * waits or exits, not at a pace the tool can count on: its records join
  * the merge while they are ahead of the settled tick, and one that comes
- * behind it is paired at once, with the poll that found no queueing
- * (held as an orphan, one per task address: until its queueing comes, a
- * later queueing of that address makes it unpaired, or the process
- * exits).
+ * behind it is paired at once, with the earliest poll of its task's
+ * address stamped after it that found no queueing (held as an orphan
+ * until its queueing comes, or counted unpaired when the process exits).
  */
 #include <signal.h>
 #include <errno.h>
@@ -78,11 +77,19 @@ struct queued {
 	size_t cap, n;
 };
 
+/* A poll that found no queueing, in its task's list (next: an index + 1; 0 ends it). */
+struct orphan {
+	__u64 ticks;
+	__u32 next;
+};
+
 /*
  * One runtime of one process: its workers' count (from the log's
  * header), the clock factor of its process, its queueings waiting
- * for their polls, and the polls that found no queueing (a table of the
- * same kind: the poll's tick by task).
+ * for their polls, and the polls that found no queueing: per task, a
+ * list of them (a task's address is reused as fast as tasks end, so one
+ * thread's late spawns may find several polls of that address waiting),
+ * in a table of the same kind as q whose `ticks` holds the list's head.
  */
 struct group {
 	__u32 tgid;
@@ -90,7 +97,10 @@ struct group {
 	__u64 runtime;
 	__u64 mult;
 	struct queued q;
-	struct queued orphans;
+	struct queued orphans;		/* task -> the head of its list in opool */
+	struct array opool;		/* struct orphan */
+	__u32 ofree;			/* the first free orphan (index + 1) */
+	size_t norphans;
 	bool gone;			/* the process has exited: all it logged is here */
 	__u64 upto;			/* the tick before which all its records are here (settled) */
 };
@@ -189,6 +199,7 @@ static struct group *group_get(struct state *st, __u32 tgid, __u64 runtime, __u3
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		tool_die(st->env, "out of memory");
+	g->opool = ARRAY_OF(struct orphan);
 	*(struct group **)push(st, &st->g) = g;
 	g->tgid = tgid;
 	g->runtime = runtime;
@@ -417,33 +428,110 @@ static void sched_record(struct state *st, const struct group *g, __u64 from, __
 	hist_record(&st->sched, ns / div, ns);
 }
 
+static struct orphan *orphan_at(struct group *g, __u32 ref)
+{
+	return array_at(&g->opool, ref - 1);
+}
+
+/* orphan_add - a poll of @task at @ticks found no queueing: at the end of its task's list. */
+static void orphan_add(struct state *st, struct group *g, __u64 task, __u64 ticks)
+{
+	__u32 ref = g->ofree;
+	size_t i;
+
+	if (ref) {
+		g->ofree = orphan_at(g, ref)->next;
+	} else {
+		push(st, &g->opool);
+		ref = (__u32)g->opool.n;
+	}
+	*orphan_at(g, ref) = (struct orphan){ .ticks = ticks };
+	g->norphans++;
+	if (2 * (g->orphans.n + 1) > g->orphans.cap)
+		queued_grow(st, &g->orphans);
+	i = queued_find(&g->orphans, task);
+	if (!g->orphans.task[i]) {
+		g->orphans.task[i] = task;
+		g->orphans.ticks[i] = ref;
+		g->orphans.n++;
+		return;
+	}
+	for (__u32 r = (__u32)g->orphans.ticks[i];; r = orphan_at(g, r)->next) {
+		if (!orphan_at(g, r)->next) {
+			orphan_at(g, r)->next = ref;
+			return;
+		}
+	}
+}
+
+/*
+ * orphan_take - the earliest poll of @task waiting as an orphan that is
+ * stamped at or after @ticks (its queueing's): out of the list, its tick
+ * in *@poll.  False if there is none (earlier ones stay: their own
+ * queueings may still come, from another thread's log).
+ */
+static bool orphan_take(struct group *g, __u64 task, __u64 ticks, __u64 *poll)
+{
+	__u32 best = 0, best_prev = 0, prev = 0;
+	size_t i;
+
+	if (!g->norphans)
+		return false;
+	i = queued_find(&g->orphans, task);
+	if (!g->orphans.task[i])
+		return false;
+	for (__u32 r = (__u32)g->orphans.ticks[i]; r; prev = r, r = orphan_at(g, r)->next) {
+		__u64 t = orphan_at(g, r)->ticks;
+
+		if (t >= ticks && (!best || t < orphan_at(g, best)->ticks)) {
+			best = r;
+			best_prev = prev;
+		}
+	}
+	if (!best)
+		return false;
+	*poll = orphan_at(g, best)->ticks;
+	if (best_prev)
+		orphan_at(g, best_prev)->next = orphan_at(g, best)->next;
+	else if (orphan_at(g, best)->next)
+		g->orphans.ticks[i] = orphan_at(g, best)->next;
+	else
+		queued_remove(&g->orphans, i);
+	orphan_at(g, best)->next = g->ofree;
+	g->ofree = best;
+	g->norphans--;
+	return true;
+}
+
+/* orphans_free - every orphan of @g is dropped (counted by the caller). */
+static void orphans_free(struct group *g)
+{
+	queued_free(&g->orphans);
+	array_free(&g->opool);
+	g->ofree = 0;
+	g->norphans = 0;
+}
+
 /*
  * settle - one mark of @g, in time order but for a thread's late ones
- * (hold): a queueing takes the orphan poll of its task stamped after it
- * (the poll came first: the queueing's thread flushed late), else waits
- * for its task's poll (a queueing already waiting was for a task dropped
- * unpolled: stale); a poll takes its task's waiting queueing (schedule
- * latency), or waits as an orphan for one from a thread's log that has
- * not come yet (queued before the tool attached, if none ever does).
+ * (hold): a queueing takes the earliest orphan poll of its task stamped
+ * after it (the poll came first: the queueing's thread flushed late),
+ * else waits for its task's poll (a queueing already waiting was for a
+ * task dropped unpolled: stale); a poll takes its task's waiting
+ * queueing (schedule latency), or waits as an orphan for one from a
+ * thread's log that has not come yet (queued before the tool attached,
+ * or stamped just after the poll, if none ever does: counted unpaired
+ * when the process exits).
  */
 static void settle(struct state *st, struct group *g, const struct mark *m, __u64 div)
 {
 	size_t i;
+	__u64 poll;
 
 	if (!m->poll) {
-		if (g->orphans.n) {
-			i = queued_find(&g->orphans, m->task);
-			if (g->orphans.task[i]) {
-				bool after = g->orphans.ticks[i] >= m->ticks;
-
-				if (after)
-					sched_record(st, g, m->ticks, g->orphans.ticks[i], div);
-				else
-					st->unpaired_polls++;	/* an earlier poll's */
-				queued_remove(&g->orphans, i);
-				if (after)
-					return;
-			}
+		if (orphan_take(g, m->task, m->ticks, &poll)) {
+			sched_record(st, g, m->ticks, poll, div);
+			return;
 		}
 		st->stale_schedules += queued_put(st, &g->q, m->task, m->ticks);
 		return;
@@ -457,7 +545,7 @@ static void settle(struct state *st, struct group *g, const struct mark *m, __u6
 		queued_remove(&g->q, i);
 		return;
 	}
-	st->unpaired_polls += queued_put(st, &g->orphans, m->task, m->ticks);
+	orphan_add(st, g, m->task, m->ticks);
 }
 
 /*
@@ -540,8 +628,8 @@ static void pair_group(struct state *st, struct group *g)
 	if (g->gone) {
 		st->never_polled += g->q.n;	/* the process exited: no poll will come */
 		queued_free(&g->q);
-		st->unpaired_polls += g->orphans.n;	/* nor a queueing */
-		queued_free(&g->orphans);
+		st->unpaired_polls += g->norphans;	/* nor a queueing */
+		orphans_free(g);
 	}
 }
 
@@ -574,7 +662,7 @@ static void pair(struct state *st)
 			for (size_t k = 0; k < st->w.n; k++)
 				if (wst(st, k)->g == g)
 					wst(st, k)->g = NULL;
-			queued_free(&g->orphans);
+			orphans_free(g);
 			free(g);
 			continue;
 		}
@@ -758,7 +846,7 @@ static void print(struct state *st, bool last)
 	pair(st);
 	for (size_t i = 0; i < st->g.n; i++) {
 		waiting += grp(st, i)->q.n;
-		orphans += grp(st, i)->orphans.n;
+		orphans += grp(st, i)->norphans;
 	}
 	for (size_t i = 0; i < st->w.n; i++)
 		for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
@@ -852,7 +940,7 @@ int main(int argc, char **argv)
 	events_bpf__destroy(st.skel);
 	for (size_t i = 0; i < st.g.n; i++) {
 		queued_free(&grp(&st, i)->q);
-		queued_free(&grp(&st, i)->orphans);
+		orphans_free(grp(&st, i));
 		free(grp(&st, i));
 	}
 	array_free(&st.g);
