@@ -112,7 +112,7 @@ struct group {
 struct wstate {
 	__u32 tgid;
 	__s32 worker;
-	__u32 thread;			/* its thread id: tells apart the logs of worker -1 */
+	__u32 thread;			/* the writer's thread id (tells apart the logs of worker -1) */
 	__u64 runtime;
 	struct group *g;
 	__u64 seq;			/* the last flush seen */
@@ -211,14 +211,14 @@ static struct wstate *wstate_get(struct state *st, const struct events_chunk *c)
 {
 	__u32 tgid = c->tgid;
 	__s32 worker = c->head.worker;
-	__u32 thread = worker < 0 ? c->head.thread : 0;
+	__u32 thread = c->head.thread;
 	__u64 runtime = c->head.runtime;
 	struct wstate *w;
 
 	for (size_t i = 0; i < st->w.n; i++) {
 		w = wst(st, i);
 		if (w->tgid != tgid || w->worker != worker || w->runtime != runtime ||
-		    w->thread != thread)
+		    (worker < 0 && w->thread != thread))
 			continue;
 		if (!w->g)	/* its process ended and was settled: a new one with its pid */
 			w->g = group_get(st, tgid, runtime, c->head.workers);
@@ -275,9 +275,8 @@ static void hold(struct state *st, struct wstate *w, const struct mark *m, __u64
 		*(struct mark *)push(st, &w->marks) = *m;
 }
 
-/* take - one record of @w's log (written by @thread), in the log's order. */
-static void take(struct state *st, struct wstate *w, const struct blitz_event *e, __u64 mult,
-		 __u32 thread)
+/* take - one record of @w's log, in the log's order. */
+static void take(struct state *st, struct wstate *w, const struct blitz_event *e, __u64 mult)
 {
 	__u64 div = unit_div(st->env->unit);
 
@@ -309,7 +308,7 @@ static void take(struct state *st, struct wstate *w, const struct blitz_event *e
 		struct full *f = push(st, &st->fulls);
 
 		*f = (struct full){ .ev = *e, .mult = mult, .tgid = w->tgid, .worker = w->worker,
-				    .thread = thread };
+				    .thread = w->thread };
 	}
 }
 
@@ -330,7 +329,7 @@ static int on_chunk(void *ctx, void *data, size_t size)
 		w->seq = c->head.seq;
 	}
 	for (__u32 i = 0; i < c->count && i < EVENTS_CHUNK; i++)
-		take(st, w, &c->rec[i], c->head.ticks_mult, c->head.thread);
+		take(st, w, &c->rec[i], c->head.ticks_mult);
 	/* Settled up to the flush only once all its chunks are here. */
 	if (c->last)
 		w->flushed = c->head.flushed;
@@ -405,16 +404,20 @@ static void queued_free(struct queued *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/* queued_slot - the slot of @task in @q, grown for one more; empty if it is not there. */
+static size_t queued_slot(struct state *st, struct queued *q, __u64 task)
+{
+	if (2 * (q->n + 1) > q->cap)
+		queued_grow(st, q);
+	return queued_find(q, task);
+}
+
 /* queued_put - @task at @ticks into @q; true if it replaced an entry of that task. */
 static bool queued_put(struct state *st, struct queued *q, __u64 task, __u64 ticks)
 {
-	size_t i;
-	bool had;
+	size_t i = queued_slot(st, q, task);
+	bool had = q->task[i] != 0;
 
-	if (2 * (q->n + 1) > q->cap)
-		queued_grow(st, q);
-	i = queued_find(q, task);
-	had = q->task[i] != 0;
 	q->n += !had;
 	q->task[i] = task;
 	q->ticks[i] = ticks;
@@ -447,10 +450,8 @@ static void orphan_add(struct state *st, struct group *g, __u64 task, __u64 tick
 	}
 	*orphan_at(g, ref) = (struct orphan){ .ticks = ticks };
 	g->norphans++;
-	if (2 * (g->orphans.n + 1) > g->orphans.cap)
-		queued_grow(st, &g->orphans);
-	i = queued_find(&g->orphans, task);
-	if (!g->orphans.task[i]) {
+	i = queued_slot(st, &g->orphans, task);
+	if (!g->orphans.task[i]) {	/* the list's head */
 		g->orphans.task[i] = task;
 		g->orphans.ticks[i] = ref;
 		g->orphans.n++;

@@ -117,11 +117,7 @@ events_log(struct worker_events *e, unsigned type, uint64_t task, uint64_t arg, 
 	events_put(e, type, tick_clock_now(), task, arg, peer);
 }
 
-/*
- * events_outside_wait - the calling thread is about to wait (or park):
- * hand its outside log's records to the tracer first, so that they do not
- * wait with it.  A load and a test when it has none.
- */
+/* events_outside_pending - does the calling thread's outside log hold records? */
 static inline bool events_outside_pending(void)
 {
 	struct worker_events *e = events_outside_cur;
@@ -129,6 +125,11 @@ static inline bool events_outside_pending(void)
 	return __builtin_expect(e && e->len, 0);
 }
 
+/*
+ * events_outside_wait - the calling thread is about to wait (or park):
+ * hand its outside log's records to the tracer first, so that they do not
+ * wait with it.  A load and a test when it has none.
+ */
 static inline void events_outside_wait(void)
 {
 	if (events_outside_pending())
