@@ -24,6 +24,46 @@ void worker_events_init(struct worker_events *e, unsigned worker, unsigned worke
 }
 
 /*
+ * events_closed_at - the tick clock at the last close of the log's window
+ * that a worker saw (event_flush's semaphore back at 0: every tracer
+ * gone), 0 before any.  An outside log's records older than it belong to
+ * a window nobody reads any more; a tracer attached since would take
+ * them for its own (a spawn whose poll it never saw), so the log drops
+ * them (outside_drop_stale).  A worker's own log drops its records when
+ * it sees the close (events_switch).
+ */
+static _Atomic uint64_t events_closed_at;
+
+/*
+ * window_closed - a worker saw the semaphore at 0 at its tick's latch:
+ * stamp the close, unless a tracer is back already.  The semaphore is
+ * read again after the stamp (the lfence orders the rdtsc before that
+ * load), so that no tracer listened at the stamp: every record stamped
+ * before it is a closed window's.  Relaxed, and only ever raised: a
+ * hint the outside logs compare their records with; a late or missed
+ * update lets a closed window's records through to a new tracer, as
+ * before there was a stamp, and never drops a listened-to record.  A
+ * window reopened within a tick of its close (less than a park timeout,
+ * 10 ms) may go unseen: its old records then reach the new tracer.
+ */
+static void window_closed(void)
+{
+	uint64_t now = tick_clock_now(), seen;
+
+#if defined(__x86_64__)
+	_mm_lfence();
+#endif
+	atomic_signal_fence(memory_order_seq_cst);
+	if (BLITZ_EVENT_FLUSH_ENABLED())
+		return;
+	seen = atomic_load_explicit(&events_closed_at, memory_order_relaxed);
+	while (seen < now && !atomic_compare_exchange_weak_explicit(&events_closed_at, &seen, now,
+								    memory_order_relaxed,
+								    memory_order_relaxed))
+		;
+}
+
+/*
  * events_switch - a tracer attached (@on) or detached.  A window starts
  * empty, with the clock calibrated and its factor in the header, and the
  * log's pages touched (a tracer's read does not fault them in: an
@@ -33,8 +73,10 @@ void worker_events_init(struct worker_events *e, unsigned worker, unsigned worke
 void events_switch(struct worker_events *e, bool on)
 {
 	e->len = 0;
-	if (!on)
+	if (!on) {
+		window_closed();
 		return;
+	}
 	memset(e->log.rec, 0, sizeof(e->log.rec));
 	tick_clock_calibrate();
 	e->log.head.ticks_mult = atomic_load_explicit(&tick_clock_mult, memory_order_relaxed);
@@ -73,6 +115,19 @@ static pthread_once_t outside_once = PTHREAD_ONCE_INIT;
 static bool outside_key_ok;
 
 /*
+ * outside_drop_stale - drop @e's records if the window they were written
+ * in has closed since (events_closed_at): its newest record is older.
+ * Records are written only while a tracer listens, so a log never holds
+ * records of two windows once this has run before each record.
+ */
+static void outside_drop_stale(struct worker_events *e)
+{
+	if (e->len && e->log.rec[e->len - 1].ticks <
+		      atomic_load_explicit(&events_closed_at, memory_order_relaxed))
+		e->len = 0;
+}
+
+/*
  * outside_exit - the thread exits (the key's destructor, on that thread):
  * its last records go to the tracer, if one still listens (else nobody
  * would read them), and the log is freed.
@@ -81,6 +136,7 @@ static void outside_exit(void *log)
 {
 	struct worker_events *e = log;
 
+	outside_drop_stale(e);
 	if (e->len && BLITZ_EVENT_FLUSH_ENABLED())
 		events_flush(e);
 	events_outside_cur = NULL;
@@ -145,6 +201,7 @@ struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 
 	if (!e && !(e = outside_new()))
 		return NULL;
+	outside_drop_stale(e);
 	if (e->log.head.runtime != runtime) {
 		if (e->len)
 			events_flush(e);
@@ -153,4 +210,14 @@ struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 	}
 	events_tick(e, clock_now_ns());
 	return e;
+}
+
+/* events_outside_flush - events_outside_wait's flush, of the current window's records only. */
+void events_outside_flush(void)
+{
+	struct worker_events *e = events_outside_cur;
+
+	outside_drop_stale(e);
+	if (e->len)
+		events_flush(e);
 }

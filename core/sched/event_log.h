@@ -58,6 +58,7 @@ struct worker_events {
 extern __thread struct worker_events *events_outside_cur __attribute__((tls_model("initial-exec")));
 
 struct worker_events *events_outside_log(uint64_t runtime, unsigned workers);
+void events_outside_flush(void);
 
 void worker_events_init(struct worker_events *e, unsigned worker, unsigned workers,
 			uint64_t runtime);
@@ -133,7 +134,7 @@ static inline bool events_outside_pending(void)
 static inline void events_outside_wait(void)
 {
 	if (events_outside_pending())
-		events_flush(events_outside_cur);
+		events_outside_flush();
 }
 
 #endif

@@ -165,6 +165,39 @@ else
 fi
 check_records "events, outside-queue"
 
+# A tracer does not get the records of a window that closed before it
+# came: with one worker, outside-queue -s spawns task 1 while a tool
+# listens (its spawn record stays in the thread's log: the thread sleeps,
+# not a blitz wait), the tool goes, task 2 runs with nobody listening (the
+# worker's tick sees the window closed), a second tool comes and task 3
+# is spawned: the second tool logs task 3's spawn and poll, and not task
+# 1's spawn (it once did: a spawn it counted as never polled).
+mkfifo "$tmp/steps.in" "$tmp/steps.out"
+BLITZ_WORKERS=1 timeout 300 "$obj/tests/outside-queue" -s < "$tmp/steps.in" > "$tmp/steps.out" &
+steps_pid=$!
+exec 7> "$tmp/steps.in" 8< "$tmp/steps.out"
+# step K: one more task spawned and run.
+step() {
+	local line=
+	echo >&7
+	read -r -t 300 -u 8 line || true
+	[ "$line" = "ran $1" ] || bad "outside-queue -s: step $1 read '$line'"
+}
+# The tools must not hold the pipe's write end open (EOF ends the steps).
+start_tool events -j -b "$obj/tests/outside-queue" 7>&- 8<&-
+step 1
+stop_tool events
+step 2
+start_tool events -j -b "$obj/tests/outside-queue" 7>&- 8<&-
+step 3
+exec 7>&-
+wait "$steps_pid" || bad "outside-queue -s failed"
+exec 8<&-
+stop_tool events
+check "events, a tool after another: the thread's spawns, the worker's polls, never polled" \
+	"$(jq_py "$tmp/events.out" '(sum(w["spawn"] for w in r[0]["workers"] if w["worker"] < 0), sum(w["poll_start"] for w in r[0]["workers"] if w["worker"] >= 0), r[0]["never_polled"])')" \
+	"(1, 1, 0)"
+
 # burst_wake: the program's thread spawns bursts that one worker on the
 # same CPU runs as they come, and each task's block is reused by a spawn
 # of the same burst: the thread's records often come after the polls of

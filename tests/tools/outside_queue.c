@@ -8,10 +8,18 @@
  * at the next spawn (its log is BLITZ_EVENT_FLUSH_NS old by then) or at
  * the joins, so blitz-events pairs them behind its merge
  * (tests/scripts/tools-events.sh).  Exits 0 once every task ran once.
+ *
+ * outside-queue -s: step by step, for a test that attaches and detaches
+ * tracers between spawns: at each line read from stdin, spawn one task,
+ * wait until a worker ran it (a sleep, not a blitz wait, so that the
+ * thread's log is not flushed), and print "ran K".  At the end of input,
+ * join them all.
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <blitz.h>
 
@@ -27,16 +35,61 @@ static enum blitz_poll count_poll(void *state, struct blitz_cx *cx)
 
 static const struct blitz_task_vtable count_vt = BLITZ_TASK_VTABLE(count_poll, NULL);
 
+/* ran_wait - sleep (not a blitz wait) until @n tasks have run. */
+static void ran_wait(int n)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	while (atomic_load(&ran) < n)
+		nanosleep(&ms, NULL);
+}
+
+/* steps - the -s mode: a task per line of stdin, each run before "ran K". */
+static int steps(struct blitz_runtime *rt)
+{
+	struct blitz_task *tasks[64];
+	char line[64];
+	int n = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (n == (int)(sizeof(tasks) / sizeof(tasks[0]))) {
+			fprintf(stderr, "outside-queue -s: at most %d steps\n", n);
+			return 2;
+		}
+		tasks[n] = blitz_spawn(rt, &count_vt, NULL, 0);
+		if (!tasks[n]) {
+			perror("outside-queue: blitz_spawn");
+			return 1;
+		}
+		ran_wait(++n);
+		printf("ran %d\n", n);
+		fflush(stdout);
+	}
+	for (int i = 0; i < n; i++) {
+		blitz_join(tasks[i]);
+		blitz_task_release(tasks[i]);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 5, ms = argc > 2 ? atoi(argv[2]) : 300;
+	bool step = argc == 2 && !strcmp(argv[1], "-s");
+	int n = step ? 1 : argc > 1 ? atoi(argv[1]) : 5, ms = argc > 2 ? atoi(argv[2]) : 300;
 	struct timespec pause = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	struct blitz_runtime *rt = blitz_runtime_new(NULL);
 	struct blitz_task **tasks = calloc(n > 0 ? (size_t)n : 1, sizeof(*tasks));
 
 	if (n <= 0 || ms < 0 || !rt || !tasks) {
-		fprintf(stderr, "usage: outside-queue [N > 0 [MS >= 0]] (or no runtime, no memory)\n");
+		fprintf(stderr, "usage: outside-queue [N > 0 [MS >= 0]] | -s (or no runtime, no memory)\n");
 		return 2;
+	}
+	if (step) {
+		int rc = steps(rt);
+
+		blitz_runtime_free(rt);
+		free(tasks);
+		return rc;
 	}
 	for (int i = 0; i < n; i++) {
 		tasks[i] = blitz_spawn(rt, &count_vt, NULL, 0);
