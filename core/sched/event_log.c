@@ -82,6 +82,7 @@ void events_switch(struct worker_events *e, bool on)
 	e->log.head.ticks_mult = atomic_load_explicit(&tick_clock_mult, memory_order_relaxed);
 	e->log.head.thread = (unsigned)gettid();
 	e->log.head.seq = 0;
+	e->log.head.flushed = tick_clock_now();	/* outside_tick's start */
 	e->last_flush = clock_now_ns();
 }
 
@@ -189,11 +190,29 @@ static struct worker_events *outside_new(void)
 }
 
 /*
+ * outside_tick - flush @e if its newest record is BLITZ_EVENT_FLUSH_NS
+ * after its last flush (head.flushed): a worker's tick test, but with no
+ * clock read (clock_now_ns was 25 ns a record), so a record that comes
+ * after a long quiet stretch flushes at the next one.  A stamp behind
+ * the last flush's (another CPU's TSC, a few ns apart) is not late.
+ */
+static void outside_tick(struct worker_events *e)
+{
+	uint64_t newest, last = e->log.head.flushed;
+
+	if (!e->len)
+		return;
+	newest = e->log.rec[e->len - 1].ticks;
+	if (newest > last && tick_clock_to_ns(newest - last) >= BLITZ_EVENT_FLUSH_NS)
+		events_flush(e);
+}
+
+/*
  * events_outside_log - the calling thread's log for a task of @runtime
  * (@workers workers), which the thread is not a worker of; NULL without
  * one (see outside_new).  The log holds one runtime's records: a record
- * for another flushes first.  A log whose last flush is
- * BLITZ_EVENT_FLUSH_NS old is flushed, as a worker's at a tick.
+ * for another flushes first.  A log whose newest record is
+ * BLITZ_EVENT_FLUSH_NS after its last flush is flushed (outside_tick).
  */
 struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 {
@@ -208,7 +227,7 @@ struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 		e->log.head.runtime = runtime;
 		e->log.head.workers = workers;
 	}
-	events_tick(e, clock_now_ns());
+	outside_tick(e);
 	return e;
 }
 

@@ -22,8 +22,8 @@
  * worker -1 in the header, its thread id in `thread`), allocated at its
  * first record and flushed when full, before the thread waits
  * (events_outside_wait: a join, a blocking job, an idle pool thread, a
- * worker's park), at a record once its last flush is
- * BLITZ_EVENT_FLUSH_NS old, and at the thread's or the process's exit.
+ * worker's park), at a record once its newest is BLITZ_EVENT_FLUSH_NS
+ * after its last flush, and at the thread's or the process's exit.
  * Its records reach a tracer later than the workers' (their pairs are
  * made as they come: tools/events.c).
  *
