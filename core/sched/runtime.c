@@ -14,6 +14,7 @@
 #include "../compiler.h"
 #include "../fault.h"
 #include "../probes.h"
+#include "exit_flush.h"
 #include "runtime.h"
 #include "task.h"
 #include "help.h"
@@ -110,6 +111,9 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 		errno = ENODEV;
 		return NULL;
 	}
+	atomic_init(&rt->exit_flush, false);
+	atomic_init(&rt->exit_flushed, 0);
+	exit_flush_register(rt);
 	return rt;
 }
 
@@ -396,6 +400,7 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 
 	if (!rt)
 		return;
+	exit_flush_unregister(rt);		/* its workers hand over at their exit */
 	owned_close(&rt->owned);		/* no new tasks from here on */
 	events_outside_wait();			/* what this thread logged */
 	/* Release: pairs with the workers' acquire load of the flag. */

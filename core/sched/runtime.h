@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 #include <blitz.h>
 #include "../blocking/pool.h"
 #include "idle.h"
@@ -33,6 +34,11 @@ struct blitz_runtime {
 	_Atomic int io_parker;			/* worker sleeping in the driver, or -1 */
 	struct blocking_pool blocking;		/* core/blocking/pool.c; no thread until a job */
 	struct blitz_cancel_token shutdown_token;	/* core/sched/shutdown.c */
+	/* exit_flush.c: the live list (under its lock) and the hand-over at exit. */
+	struct blitz_runtime *live_next, *live_prev;
+	pid_t live_pid;				/* the process that made it; 0: not live */
+	_Atomic bool exit_flush;		/* the process exits: hand over (exit_flush.h) */
+	_Atomic unsigned exit_flushed;		/* workers that did */
 	/* Task blocks between the threads' lists (task_cache.h): its own lines. */
 	alignas(CACHE_LINE) struct task_depot depot;
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include "../clock.h"
 #include "../probes.h"
+#include "exit_flush.h"
 #include "runtime.h"
 #include "help.h"
 #include "task.h"
@@ -70,6 +71,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	wake_init(w);
 	w->traced = 0;
 	w->logging = false;
+	w->exit_flushed = false;
 	w->index = index;
 	w->rt = rt;
 	w->tick = 0;
@@ -918,6 +920,19 @@ static __attribute__((noinline, cold)) void log_tick_traced(struct blitz_worker 
 }
 
 /*
+ * exit_flush_tick - the process exits and asked for our histograms and
+ * records (exit_flush.h): hand them over, once.  Tested only while they
+ * are collected (the flags beside the latch); relaxed: a hint, which a
+ * later tick sees if this one does not.
+ */
+static inline void exit_flush_tick(struct blitz_worker *w, uint64_t now_ns)
+{
+	if (__builtin_expect(w->logging | w->hist.on, 0) &&
+	    atomic_load_explicit(&w->rt->exit_flush, memory_order_relaxed) && !w->exit_flushed)
+		exit_flush_worker(w, now_ns);
+}
+
+/*
  * log_tick - the event log at a tick's start, after the latch: start or
  * stop logging as the tracer came or went, flush a log that has waited.
  * One test when nothing is attached.
@@ -960,6 +975,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 	w->traced = worker_trace_latch();
 	log_tick(w, start);
 	hist_tick(w, &w->hist, start);
+	exit_flush_tick(w, start);
 	wake_tick_start(w, start);
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;

@@ -52,6 +52,7 @@ struct blitz_worker {
 	bool reaped_asleep;			/* owner-only: the last sleep reaped the I/O (tick skips its own) */
 	uint8_t traced;				/* TRACED_*: latched at each tick (worker_trace_latch) */
 	bool logging;				/* event_log.h: TRACED_EVENTS at the last tick (owner-only) */
+	bool exit_flushed;			/* exit_flush.h: handed over at the process's exit (owner-only) */
 	unsigned index;
 	struct blitz_runtime *rt;
 	uint64_t tick;

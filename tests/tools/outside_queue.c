@@ -14,6 +14,11 @@
  * wait until a worker ran it (a sleep, not a blitz wait, so that the
  * thread's log is not flushed), and print "ran K".  At the end of input,
  * join them all.
+ *
+ * outside-queue -x N: spawn N tasks, wait until they ran (a sleep), print
+ * "ran N" and return from main without blitz_runtime_free: the workers
+ * are still running when the process exits, and a tracer must still get
+ * every poll (core/sched/exit_flush.h; tests/scripts/tools-exit.sh).
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -42,6 +47,19 @@ static void ran_wait(int n)
 
 	while (atomic_load(&ran) < n)
 		nanosleep(&ms, NULL);
+}
+
+/* exit_early - the -x mode: @n tasks run, then out with the runtime running. */
+static int exit_early(struct blitz_runtime *rt, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (blitz_spawn_detached(rt, &count_vt, NULL, 0)) {
+			perror("outside-queue: blitz_spawn_detached");
+			return 1;
+		}
+	ran_wait(n);
+	printf("ran %d\n", n);
+	return 0;	/* the runtime is not freed: its workers run on into exit() */
 }
 
 /* steps - the -s mode: a task per line of stdin, each run before "ran K". */
@@ -75,14 +93,21 @@ static int steps(struct blitz_runtime *rt)
 int main(int argc, char **argv)
 {
 	bool step = argc == 2 && !strcmp(argv[1], "-s");
-	int n = step ? 1 : argc > 1 ? atoi(argv[1]) : 5, ms = argc > 2 ? atoi(argv[2]) : 300;
+	bool early = argc == 3 && !strcmp(argv[1], "-x");
+	int n = step ? 1 : early ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 5;
+	int ms = early ? 0 : argc > 2 ? atoi(argv[2]) : 300;
 	struct timespec pause = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	struct blitz_runtime *rt = blitz_runtime_new(NULL);
 	struct blitz_task **tasks = calloc(n > 0 ? (size_t)n : 1, sizeof(*tasks));
 
 	if (n <= 0 || ms < 0 || !rt || !tasks) {
-		fprintf(stderr, "usage: outside-queue [N > 0 [MS >= 0]] | -s (or no runtime, no memory)\n");
+		fprintf(stderr, "usage: outside-queue [N > 0 [MS >= 0]] | -s | -x N > 0 "
+			"(or no runtime, no memory)\n");
 		return 2;
+	}
+	if (early) {
+		free(tasks);
+		return exit_early(rt, n);
 	}
 	if (step) {
 		int rc = steps(rt);

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/sched/exit_flush.c - the hand-over at the process's exit
+ * (exit_flush.h): the list of live runtimes, the destructor that asks
+ * them, and a worker's answer.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+#include "../clock.h"
+#include "event_log.h"
+#include "exit_flush.h"
+#include "histogram.h"
+#include "runtime.h"
+
+/* The runtimes made and not yet freed, in this process (live_next, live_prev). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct blitz_runtime *live;
+
+/* exit_flush_register - @rt is made (blitz_runtime_new): live. */
+void exit_flush_register(struct blitz_runtime *rt)
+{
+	pthread_mutex_lock(&live_lock);
+	rt->live_pid = getpid();
+	rt->live_prev = NULL;
+	rt->live_next = live;
+	if (live)
+		live->live_prev = rt;
+	live = rt;
+	pthread_mutex_unlock(&live_lock);
+}
+
+/*
+ * exit_flush_unregister - @rt is being freed (blitz_runtime_free, before
+ * its workers stop; they hand over at their own exit): no longer live.
+ * A runtime that was never registered (a half-built one) is left alone.
+ */
+void exit_flush_unregister(struct blitz_runtime *rt)
+{
+	pthread_mutex_lock(&live_lock);
+	if (rt->live_pid) {
+		if (rt->live_prev)
+			rt->live_prev->live_next = rt->live_next;
+		else
+			live = rt->live_next;
+		if (rt->live_next)
+			rt->live_next->live_prev = rt->live_prev;
+		rt->live_pid = 0;
+	}
+	pthread_mutex_unlock(&live_lock);
+}
+
+/*
+ * exit_flush_worker - @w's answer, once, on its own thread: its
+ * histograms and its log's records to the tracer (the probes' copies are
+ * made in the trap, so they are the tracer's when this returns), then
+ * counted.  Relaxed: the count publishes nothing; it only ends the
+ * destructor's wait.
+ */
+void exit_flush_worker(struct blitz_worker *w, uint64_t now_ns)
+{
+	w->exit_flushed = true;
+	if (w->hist.on)
+		hist_fire(w, now_ns);
+	if (w->logging && w->events.len)
+		events_flush(&w->events);
+	atomic_fetch_add_explicit(&w->rt->exit_flushed, 1, memory_order_relaxed);
+}
+
+static bool tracer_listens(void)
+{
+	return hist_enabled() || BLITZ_EVENT_FLUSH_ENABLED();
+}
+
+/*
+ * wait_for - @rt's workers' answers, until every one has answered, the
+ * deadline (ns) passes, or the tracers are gone.
+ */
+static void wait_for(struct blitz_runtime *rt, uint64_t deadline)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	/* Relaxed: see exit_flush_worker. */
+	while (atomic_load_explicit(&rt->exit_flushed, memory_order_relaxed) < rt->num_workers &&
+	       clock_now_ns() < deadline && tracer_listens())
+		nanosleep(&ms, NULL);
+}
+
+/*
+ * The process exits: ask every live, started runtime of this process
+ * (not one copied by a fork) to hand over, then wait for them.  The
+ * workers run on meanwhile (exit() stops them only at its end).
+ */
+__attribute__((destructor)) static void exit_flush_process(void)
+{
+	struct blitz_worker *self = current_worker;
+	struct blitz_runtime *rt;
+	pid_t pid = getpid();
+	uint64_t deadline;
+
+	if (!tracer_listens())
+		return;
+	pthread_mutex_lock(&live_lock);
+	/* Relaxed: a hint the workers test at each traced tick; see exit_flush_worker. */
+	for (rt = live; rt; rt = rt->live_next)
+		if (rt->live_pid == pid && atomic_load(&rt->started))
+			atomic_store_explicit(&rt->exit_flush, true, memory_order_relaxed);
+	if (self && self->rt->live_pid == pid && !self->exit_flushed &&
+	    atomic_load(&self->rt->started))
+		exit_flush_worker(self, clock_now_ns());
+	deadline = clock_now_ns() + EXIT_FLUSH_WAIT_NS;
+	for (rt = live; rt; rt = rt->live_next)
+		if (rt->live_pid == pid && atomic_load(&rt->started))
+			wait_for(rt, deadline);
+	pthread_mutex_unlock(&live_lock);
+}

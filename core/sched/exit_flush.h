@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/sched/exit_flush.h - the process exits while a tracer listens and
+ * a runtime is still running (the program returned from main, or called
+ * exit(), without blitz_runtime_free): each worker hands the tracer its
+ * summary histograms and its event log's records before the process
+ * goes, as it does at its own exit.  Without it a short program traced
+ * from its start lost everything since its workers' last snapshot (up to
+ * 200 ms: all of it, for a program shorter than that).
+ *
+ * A library destructor (exit_flush.c) asks each live runtime of this
+ * process to hand over (rt->exit_flush) and waits, at most
+ * EXIT_FLUSH_WAIT_NS, for every worker's answer: each does it at its next
+ * tick (exit_flush_tick: within a park timeout, 10 ms, of an idle
+ * worker; a worker inside a long poll answers after it, or not before
+ * the wait ends).  A worker that is the exiting thread itself hands over
+ * at once.  Untraced, the destructor returns at its first test and the
+ * ticks test nothing.
+ */
+#ifndef BLITZ_CORE_SCHED_EXIT_FLUSH_H
+#define BLITZ_CORE_SCHED_EXIT_FLUSH_H
+
+#include <stdint.h>
+
+/* The longest the exiting thread waits for the workers' hand-over. */
+#define EXIT_FLUSH_WAIT_NS	(100ull * 1000 * 1000)
+
+struct blitz_runtime;
+struct blitz_worker;
+
+void exit_flush_register(struct blitz_runtime *rt);
+void exit_flush_unregister(struct blitz_runtime *rt);
+void exit_flush_worker(struct blitz_worker *w, uint64_t now_ns);
+
+#endif
