@@ -38,13 +38,17 @@ static _Atomic uint64_t events_closed_at;
  * window_closed - a worker saw the semaphore at 0 at its tick's latch:
  * stamp the close, unless a tracer is back already.  The semaphore is
  * read again after the stamp (the lfence orders the rdtsc before that
- * load), so that no tracer listened at the stamp: every record stamped
- * before it is a closed window's.  Relaxed, and only ever raised: a
- * hint the outside logs compare their records with; a late or missed
- * update lets a closed window's records through to a new tracer, as
- * before there was a stamp, and never drops a listened-to record.  A
- * window reopened within a tick of its close (less than a park timeout,
- * 10 ms) may go unseen: its old records then reach the new tracer.
+ * load), so that no tracer listened at the stamp: a record stamped
+ * before it is a closed window's, unless its own stamp came nanoseconds
+ * after its semaphore test (rdtsc is not ordered with the load; TSCs
+ * differ by a few ns between CPUs), where an attach takes milliseconds.
+ * Relaxed, and only ever raised: a hint the outside logs compare their
+ * records with; a late or missed update lets a closed window's records
+ * through to a new tracer, as before there was a stamp.  A close is seen
+ * only by a worker that was logging, at its next tick: within a park
+ * timeout (10 ms) of an idle one, later if every logging worker is
+ * inside a long poll, never in a process without a running runtime; a
+ * window reopened before it is seen gets the old window's last records.
  */
 static void window_closed(void)
 {
@@ -116,16 +120,29 @@ static pthread_once_t outside_once = PTHREAD_ONCE_INIT;
 static bool outside_key_ok;
 
 /*
- * outside_drop_stale - drop @e's records if the window they were written
- * in has closed since (events_closed_at): its newest record is older.
- * Records are written only while a tracer listens, so a log never holds
- * records of two windows once this has run before each record.
+ * outside_drop_stale - drop @e's records from before the last window
+ * close a worker saw (events_closed_at).  A thread tests the semaphore
+ * before its records, but a record may still follow a close (a helping
+ * poll's end, which its start's test covers; a thread preempted between
+ * its test and its stamp), so every record older than the close goes,
+ * not only a log whose newest is: a late one must not carry older ones
+ * into the next window.  One comparison (the oldest record) when there
+ * is nothing to drop.
  */
 static void outside_drop_stale(struct worker_events *e)
 {
-	if (e->len && e->log.rec[e->len - 1].ticks <
-		      atomic_load_explicit(&events_closed_at, memory_order_relaxed))
-		e->len = 0;
+	uint64_t closed;
+	uint32_t kept = 0;
+
+	if (!e->len)
+		return;
+	closed = atomic_load_explicit(&events_closed_at, memory_order_relaxed);
+	if (e->log.rec[0].ticks >= closed)
+		return;
+	for (uint32_t i = 0; i < e->len; i++)
+		if (e->log.rec[i].ticks >= closed)
+			e->log.rec[kept++] = e->log.rec[i];
+	e->len = kept;
 }
 
 /*

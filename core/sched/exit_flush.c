@@ -18,9 +18,27 @@
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct blitz_runtime *live;
 
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/*
+ * A forked child has one thread: a lock copied held would stay held.  Its
+ * copy of the list stays (a copied runtime may still be freed), but the
+ * parent's runtimes have no workers in it: the destructor skips them.
+ */
+static void live_lock_child(void)
+{
+	pthread_mutex_init(&live_lock, NULL);
+}
+
+static void atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, live_lock_child);
+}
+
 /* exit_flush_register - @rt is made (blitz_runtime_new): live. */
 void exit_flush_register(struct blitz_runtime *rt)
 {
+	pthread_once(&atfork_once, atfork_register);
 	pthread_mutex_lock(&live_lock);
 	rt->live_pid = getpid();
 	rt->live_prev = NULL;
@@ -65,6 +83,7 @@ void exit_flush_worker(struct blitz_worker *w, uint64_t now_ns)
 		hist_fire(w, now_ns);
 	if (w->logging && w->events.len)
 		events_flush(&w->events);
+	events_outside_wait();	/* what it logged for another runtime's tasks */
 	atomic_fetch_add_explicit(&w->rt->exit_flushed, 1, memory_order_relaxed);
 }
 
@@ -87,6 +106,19 @@ static void wait_for(struct blitz_runtime *rt, uint64_t deadline)
 		nanosleep(&ms, NULL);
 }
 
+/* lock_until - the list's lock, trying until @deadline (ns); false if not had. */
+static bool lock_until(uint64_t deadline)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	while (pthread_mutex_trylock(&live_lock)) {
+		if (clock_now_ns() >= deadline)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+	return true;
+}
+
 /*
  * The process exits: ask every live, started runtime of this process
  * (not one copied by a fork) to hand over, then wait for them.  The
@@ -101,7 +133,9 @@ __attribute__((destructor)) static void exit_flush_process(void)
 
 	if (!tracer_listens())
 		return;
-	pthread_mutex_lock(&live_lock);
+	deadline = clock_now_ns() + EXIT_FLUSH_WAIT_NS;
+	if (!lock_until(deadline))
+		return;
 	/* Relaxed: a hint the workers test at each traced tick; see exit_flush_worker. */
 	for (rt = live; rt; rt = rt->live_next)
 		if (rt->live_pid == pid && atomic_load(&rt->started))
@@ -109,7 +143,6 @@ __attribute__((destructor)) static void exit_flush_process(void)
 	if (self && self->rt->live_pid == pid && !self->exit_flushed &&
 	    atomic_load(&self->rt->started))
 		exit_flush_worker(self, clock_now_ns());
-	deadline = clock_now_ns() + EXIT_FLUSH_WAIT_NS;
 	for (rt = live; rt; rt = rt->live_next)
 		if (rt->live_pid == pid && atomic_load(&rt->started))
 			wait_for(rt, deadline);

@@ -14,16 +14,24 @@
  * tick (exit_flush_tick: within a park timeout, 10 ms, of an idle
  * worker; a worker inside a long poll answers after it, or not before
  * the wait ends).  A worker that is the exiting thread itself hands over
- * at once.  Untraced, the destructor returns at its first test and the
- * ticks test nothing.
+ * at once.  Untraced, the destructor returns at its first test, and a
+ * tick tests only the worker's own collecting flags.
+ *
+ * The list's lock is taken with the same deadline (a thread may hold it
+ * in blitz_runtime_new or _free, or a fork may have copied it held: a
+ * child re-initializes it, and skips the parent's runtimes by pid).
  */
 #ifndef BLITZ_CORE_SCHED_EXIT_FLUSH_H
 #define BLITZ_CORE_SCHED_EXIT_FLUSH_H
 
 #include <stdint.h>
 
-/* The longest the exiting thread waits for the workers' hand-over. */
-#define EXIT_FLUSH_WAIT_NS	(100ull * 1000 * 1000)
+/*
+ * The longest the exiting thread waits for the workers' hand-over: they
+ * answer within a park timeout unless one is inside a long poll, or
+ * starved of a CPU (a busy machine, a sanitizer's build).
+ */
+#define EXIT_FLUSH_WAIT_NS	(1000ull * 1000 * 1000)
 
 struct blitz_runtime;
 struct blitz_worker;

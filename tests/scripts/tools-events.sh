@@ -175,7 +175,9 @@ check_records "events, outside-queue"
 mkfifo "$tmp/steps.in" "$tmp/steps.out"
 BLITZ_WORKERS=1 timeout 300 "$obj/tests/outside-queue" -s < "$tmp/steps.in" > "$tmp/steps.out" &
 steps_pid=$!
-exec 7> "$tmp/steps.in" 8< "$tmp/steps.out"
+# Read-write opens, which do not wait for the other end: a program that
+# failed to start makes the steps fail (read -t), not the script hang.
+exec 7<> "$tmp/steps.in" 8<> "$tmp/steps.out"
 # step K: one more task spawned and run.
 step() {
 	local line=

@@ -15,10 +15,13 @@
  * thread's log is not flushed), and print "ran K".  At the end of input,
  * join them all.
  *
- * outside-queue -x N: spawn N tasks, wait until they ran (a sleep), print
- * "ran N" and return from main without blitz_runtime_free: the workers
- * are still running when the process exits, and a tracer must still get
- * every poll (core/sched/exit_flush.h; tests/scripts/tools-exit.sh).
+ * outside-queue -x N: spawn a task that yields for ever (its worker never
+ * parks, so it snapshots and flushes only every 100-200 ms) and N tasks,
+ * wait until the N ran (a sleep), print "ran N polled P" (P: the
+ * runtime's polls so far) and return from main without
+ * blitz_runtime_free: the workers are still running when the process
+ * exits, and a tracer must still get at least P polls
+ * (core/sched/exit_flush.h; tests/scripts/tools-exit.sh).
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -49,16 +52,32 @@ static void ran_wait(int n)
 		nanosleep(&ms, NULL);
 }
 
+static enum blitz_poll spin_poll(void *state, struct blitz_cx *cx)
+{
+	(void)state;
+	blitz_yield_now(cx);
+	return BLITZ_PENDING;
+}
+
+static const struct blitz_task_vtable spin_vt = BLITZ_TASK_VTABLE(spin_poll, NULL);
+
 /* exit_early - the -x mode: @n tasks run, then out with the runtime running. */
 static int exit_early(struct blitz_runtime *rt, int n)
 {
+	struct blitz_stats st;
+
+	if (blitz_spawn_detached(rt, &spin_vt, NULL, 0)) {
+		perror("outside-queue: blitz_spawn_detached");
+		return 1;
+	}
 	for (int i = 0; i < n; i++)
 		if (blitz_spawn_detached(rt, &count_vt, NULL, 0)) {
 			perror("outside-queue: blitz_spawn_detached");
 			return 1;
 		}
 	ran_wait(n);
-	printf("ran %d\n", n);
+	blitz_stats(rt, &st);
+	printf("ran %d polled %llu\n", n, (unsigned long long)st.total_polled);
 	return 0;	/* the runtime is not freed: its workers run on into exit() */
 }
 
