@@ -78,6 +78,7 @@ static int exit_early(struct blitz_runtime *rt, int n)
 	ran_wait(n);
 	blitz_stats(rt, &st);
 	printf("ran %d polled %llu\n", n, (unsigned long long)st.total_polled);
+	fflush(stdout);
 	return 0;	/* the runtime is not freed: its workers run on into exit() */
 }
 
