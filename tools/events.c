@@ -513,6 +513,14 @@ static void orphans_free(struct group *g)
 	g->norphans = 0;
 }
 
+/* group_free - @g and what it still holds (counted by the caller). */
+static void group_free(struct group *g)
+{
+	queued_free(&g->q);
+	orphans_free(g);
+	free(g);
+}
+
 /*
  * settle - one mark of @g, in time order but for a thread's late ones
  * (hold): a queueing takes the earliest orphan poll of its task stamped
@@ -663,8 +671,7 @@ static void pair(struct state *st)
 			for (size_t k = 0; k < st->w.n; k++)
 				if (wst(st, k)->g == g)
 					wst(st, k)->g = NULL;
-			orphans_free(g);
-			free(g);
+			group_free(g);
 			continue;
 		}
 		*(struct group **)array_at(&st->g, kept++) = g;
@@ -939,11 +946,8 @@ int main(int argc, char **argv)
 	ring_buffer__consume(st.rb);
 	ring_buffer__free(st.rb);
 	events_bpf__destroy(st.skel);
-	for (size_t i = 0; i < st.g.n; i++) {
-		queued_free(&grp(&st, i)->q);
-		orphans_free(grp(&st, i));
-		free(grp(&st, i));
-	}
+	for (size_t i = 0; i < st.g.n; i++)
+		group_free(grp(&st, i));
 	array_free(&st.g);
 	for (size_t i = 0; i < st.w.n; i++)
 		array_free(&wst(&st, i)->marks);

@@ -145,6 +145,14 @@ static void outside_drop_stale(struct worker_events *e)
 	e->len = kept;
 }
 
+/* outside_flush - @e's records of the current window, if any, to the tracer. */
+static void outside_flush(struct worker_events *e)
+{
+	outside_drop_stale(e);
+	if (e->len)
+		events_flush(e);
+}
+
 /*
  * outside_exit - the thread exits (the key's destructor, on that thread):
  * its last records go to the tracer, if one still listens (else nobody
@@ -154,9 +162,8 @@ static void outside_exit(void *log)
 {
 	struct worker_events *e = log;
 
-	outside_drop_stale(e);
-	if (e->len && BLITZ_EVENT_FLUSH_ENABLED())
-		events_flush(e);
+	if (BLITZ_EVENT_FLUSH_ENABLED())
+		outside_flush(e);
 	events_outside_cur = NULL;
 	free(e);
 }
@@ -251,9 +258,5 @@ struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 /* events_outside_flush - events_outside_wait's flush, of the current window's records only. */
 void events_outside_flush(void)
 {
-	struct worker_events *e = events_outside_cur;
-
-	outside_drop_stale(e);
-	if (e->len)
-		events_flush(e);
+	outside_flush(events_outside_cur);
 }

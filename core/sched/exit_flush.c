@@ -70,20 +70,16 @@ void exit_flush_unregister(struct blitz_runtime *rt)
 }
 
 /*
- * exit_flush_worker - @w's answer, once, on its own thread: its
- * histograms and its log's records to the tracer (the probes' copies are
- * made in the trap, so they are the tracer's when this returns), then
+ * exit_flush_worker - @w's answer, once, on its own thread: what it holds
+ * to the tracer, as at its own exit (worker_hand_over; the probes' copies
+ * are made in the trap, so they are the tracer's when this returns), then
  * counted.  Relaxed: the count publishes nothing; it only ends the
  * destructor's wait.
  */
 void exit_flush_worker(struct blitz_worker *w, uint64_t now_ns)
 {
 	w->exit_flushed = true;
-	if (w->hist.on)
-		hist_fire(w, now_ns);
-	if (w->logging && w->events.len)
-		events_flush(&w->events);
-	events_outside_wait();	/* what it logged for another runtime's tasks */
+	worker_hand_over(w, now_ns);
 	atomic_fetch_add_explicit(&w->rt->exit_flushed, 1, memory_order_relaxed);
 }
 
@@ -92,31 +88,42 @@ static bool tracer_listens(void)
 	return hist_enabled() || BLITZ_EVENT_FLUSH_ENABLED();
 }
 
+/* nap_before - sleep 1 ms, unless @deadline (ns) has passed: false then. */
+static bool nap_before(uint64_t deadline)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	if (clock_now_ns() >= deadline)
+		return false;
+	nanosleep(&ms, NULL);
+	return true;
+}
+
 /*
  * wait_for - @rt's workers' answers, until every one has answered, the
  * deadline (ns) passes, or the tracers are gone.
  */
 static void wait_for(struct blitz_runtime *rt, uint64_t deadline)
 {
-	struct timespec ms = { 0, 1000000 };
-
 	/* Relaxed: see exit_flush_worker. */
 	while (atomic_load_explicit(&rt->exit_flushed, memory_order_relaxed) < rt->num_workers &&
-	       clock_now_ns() < deadline && tracer_listens())
-		nanosleep(&ms, NULL);
+	       tracer_listens() && nap_before(deadline))
+		;
 }
 
 /* lock_until - the list's lock, trying until @deadline (ns); false if not had. */
 static bool lock_until(uint64_t deadline)
 {
-	struct timespec ms = { 0, 1000000 };
-
-	while (pthread_mutex_trylock(&live_lock)) {
-		if (clock_now_ns() >= deadline)
+	while (pthread_mutex_trylock(&live_lock))
+		if (!nap_before(deadline))
 			return false;
-		nanosleep(&ms, NULL);
-	}
 	return true;
+}
+
+/* asked - is @rt one this process's exit asks (its own, started)?  Under live_lock. */
+static bool asked(struct blitz_runtime *rt, pid_t pid)
+{
+	return rt->live_pid == pid && atomic_load(&rt->started);
 }
 
 /*
@@ -138,13 +145,12 @@ __attribute__((destructor)) static void exit_flush_process(void)
 		return;
 	/* Relaxed: a hint the workers test at each traced tick; see exit_flush_worker. */
 	for (rt = live; rt; rt = rt->live_next)
-		if (rt->live_pid == pid && atomic_load(&rt->started))
+		if (asked(rt, pid))
 			atomic_store_explicit(&rt->exit_flush, true, memory_order_relaxed);
-	if (self && self->rt->live_pid == pid && !self->exit_flushed &&
-	    atomic_load(&self->rt->started))
+	if (self && asked(self->rt, pid) && !self->exit_flushed)
 		exit_flush_worker(self, clock_now_ns());
 	for (rt = live; rt; rt = rt->live_next)
-		if (rt->live_pid == pid && atomic_load(&rt->started))
+		if (asked(rt, pid))
 			wait_for(rt, deadline);
 	pthread_mutex_unlock(&live_lock);
 }

@@ -366,16 +366,14 @@ void hist_park(struct blitz_worker *w, uint64_t timeout_ns)
 }
 
 /*
- * hist_exit - the last snapshot, as the worker's thread ends; readers
- * then read it as a closed window (its thread's count goes with it).
+ * hist_exit - the worker's thread ends, after its last snapshot
+ * (worker_hand_over); readers then read it as a closed window (its
+ * thread's count goes with it).
  */
 void hist_exit(struct blitz_worker *w)
 {
-	if (w->hist.on) {
-		hist_fire(w, 0);
-		/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
-		__atomic_store_n(&w->hist.on, false, __ATOMIC_RELAXED);
-	}
+	/* Relaxed: worker_read_hists() reads it from another thread; one writer. */
+	__atomic_store_n(&w->hist.on, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&w->hist.ready_polls, NULL, __ATOMIC_RELAXED);	/* relaxed: as above */
 }
 

@@ -1101,6 +1101,21 @@ static void wait_all_stopped_polling(struct blitz_runtime *rt)
 		sched_yield();
 }
 
+/*
+ * worker_hand_over - the tracer gets what @w holds: its histograms (if it
+ * collects), its log's records, and what it logged as an outside thread
+ * (another runtime's tasks).  At the worker's exit (worker_main) and the
+ * process's (exit_flush.c); on @w's thread.
+ */
+void worker_hand_over(struct blitz_worker *w, uint64_t now_ns)
+{
+	if (w->hist.on)
+		hist_fire(w, now_ns);
+	if (w->logging && w->events.len)
+		events_flush(&w->events);
+	events_outside_wait();
+}
+
 void *worker_main(void *arg)
 {
 	struct blitz_worker *w = arg;
@@ -1117,10 +1132,8 @@ void *worker_main(void *arg)
 		worker_tick(w);
 	end_searching(w, -1);
 	wait_all_stopped_polling(w->rt);
+	worker_hand_over(w, 0);		/* the last snapshot and records */
 	hist_exit(w);
-	if (w->logging && w->events.len)
-		events_flush(&w->events);	/* the last records */
-	events_outside_wait();
 	io_driver_thread_stop(&w->rt->io);
 	task_cache_drain(w);
 	current_worker = NULL;

@@ -165,6 +165,7 @@ void worker_park(struct blitz_worker *w);
 uint32_t worker_help_tick(struct blitz_worker *w, const struct blitz_task *target);
 bool worker_poll_lifo(struct blitz_worker *w, struct blitz_task *t);
 void worker_help_leave(struct blitz_worker *w);
+void worker_hand_over(struct blitz_worker *w, uint64_t now_ns);
 int worker_join(struct blitz_worker *w, struct blitz_task *t);
 
 /* The calling thread's worker (NULL off the workers) and polled task. */

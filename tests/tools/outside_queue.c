@@ -43,6 +43,15 @@ static enum blitz_poll count_poll(void *state, struct blitz_cx *cx)
 
 static const struct blitz_task_vtable count_vt = BLITZ_TASK_VTABLE(count_poll, NULL);
 
+/* join_all - join and release @tasks[0..@n). */
+static void join_all(struct blitz_task **tasks, int n)
+{
+	for (int i = 0; i < n; i++) {
+		blitz_join(tasks[i]);
+		blitz_task_release(tasks[i]);
+	}
+}
+
 /* ran_wait - sleep (not a blitz wait) until @n tasks have run. */
 static void ran_wait(int n)
 {
@@ -103,10 +112,7 @@ static int steps(struct blitz_runtime *rt)
 		printf("ran %d\n", n);
 		fflush(stdout);
 	}
-	for (int i = 0; i < n; i++) {
-		blitz_join(tasks[i]);
-		blitz_task_release(tasks[i]);
-	}
+	join_all(tasks, n);
 	return 0;
 }
 
@@ -144,10 +150,7 @@ int main(int argc, char **argv)
 		}
 		nanosleep(&pause, NULL);
 	}
-	for (int i = 0; i < n; i++) {
-		blitz_join(tasks[i]);
-		blitz_task_release(tasks[i]);
-	}
+	join_all(tasks, n);
 	blitz_runtime_free(rt);
 	free(tasks);
 	if (atomic_load(&ran) != n) {
