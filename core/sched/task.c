@@ -105,18 +105,12 @@ int task_transition_to_scheduled(struct blitz_task *t)
 			continue;
 		}
 		/*
-		 * A CAS even when NOTIFIED is already set (then it writes the
-		 * same value), never a plain return on the load above: the
-		 * waker's own writes before the wake (a waiter marked WOKEN,
-		 * read lock-free by the task: cwl_still_queued) must reach the
-		 * poll that clears the bit.  On a load alone, the bit could be
-		 * one that the next poll is about to clear, and that poll would
-		 * not see those writes (nothing orders a store before a later
-		 * load of another word).  The acq_rel CAS is in the state's
-		 * modification order, so the transition to running that follows
-		 * it reads it and acquires them.  Found as a receiver left WOKEN
-		 * and IDLE by broadcast_stress_every_message_or_counted, once in
-		 * about 300 runs (100 under load).
+		 * A CAS even when NOTIFIED is already set (writing the same
+		 * value), never a return on the load above: the bit seen may be
+		 * one the next poll is about to clear, and only a write in the
+		 * state's modification order makes what the waker wrote before
+		 * waking (a channel waiter marked WOKEN, which the task reads
+		 * without a lock) visible to that poll (docs/scheduler.md, "Tasks").
 		 */
 		if (task_cas(t, &s, s | TASK_NOTIFIED))
 			return 0;
