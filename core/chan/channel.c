@@ -22,13 +22,15 @@
  *
  * The data path takes no lock.  Waiting senders and receivers sit on two
  * waiter lists (waitlist.c), each behind its own small lock; a successful
- * send wakes one receiver, a successful receive wakes one sender, close
- * wakes everyone.
+ * send wakes one receiver, a successful receive wakes one sender, a
+ * waiter's success passes a wake on where the next position is ready
+ * (pass_on), close wakes everyone.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../fault.h"
+#include "channel.h"
 #include "waitlist.h"
 
 #define CLOSED_BIT	(1ull << 63)
@@ -113,7 +115,47 @@ void blitz_channel_destroy(struct blitz_channel *ch)
 	ch->owns_slots = 0;
 }
 
-int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
+/*
+ * pass_on - a waiter's send at t (receive at h) succeeded, with @next =
+ * t + 1 (h + 1): if others wait on the same side and position next is
+ * already ready for them (@ready: its sequence then), wake one of them.
+ *
+ * A waiter woken for position p can find an earlier position still held
+ * by a sender between its claim and its publish ("a send in progress" in
+ * recv_at; a receive not yet done, in send_at) and queue again at the
+ * front: its wake is spent, and the value (free slot) it was for would
+ * wait beside queued waiters until the next send (receive) or close.  The
+ * earlier position's own notification then wakes a waiter, which takes it
+ * (or a later one) and wakes the next, and so on: a run of ready positions
+ * behind a slow claimant is handed out one waiter after another.  Callers
+ * that do not wait (the try_ forms) spend no wake and do not pass one on;
+ * a woken waiter behind them takes what they leave.  With nobody waiting
+ * this costs one load; a wake that was not needed (next's own
+ * notification was not spent) costs its waiter a failed try.
+ */
+static void pass_on(struct blitz_channel *ch, struct blitz_chan_waitlist *wl, uint64_t next,
+		    uint64_t ready)
+{
+	/* Relaxed: a hint; cwl_notify_one checks again behind its fence. */
+	if (!atomic_load_explicit(WL_U32(&wl->len), memory_order_relaxed))
+		return;
+	/*
+	 * seq_cst fence, then the load: against next's publisher, whose
+	 * notification begins with a seq_cst fence after its release store.
+	 * Either its fence comes first and we see next ready, or ours does
+	 * and its notification, after our look, wakes a waiter itself.
+	 * Acquire on the load is for the data of the slot we test, which a
+	 * woken waiter's own acquire reads again anyway; it costs nothing
+	 * more on the architectures blitz runs on.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(slot_seq(ch, next), memory_order_acquire) == ready)
+		cwl_notify_one(wl);
+}
+
+/* send_at - try_send, and on success *pos: the position taken. */
+static inline __attribute__((always_inline)) int
+send_at(struct blitz_channel *ch, const void *elem, uint64_t *pos)
 {
 	/* Relaxed: only a starting guess; the slot's sequence decides. */
 	uint64_t t = atomic_load_explicit(TAIL(ch), memory_order_relaxed);
@@ -145,6 +187,7 @@ int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
 				/* Release: the receiver's acquire load sees the value. */
 				atomic_store_explicit(seq, 2 * t + 1, memory_order_release);
 				cwl_notify_one(&ch->receivers);
+				*pos = t;
 				return 0;
 			}
 		} else if (diff < 0) {
@@ -166,7 +209,9 @@ int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
 	}
 }
 
-int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
+/* recv_at - try_recv, and on success *pos: the position taken. */
+static inline __attribute__((always_inline)) int
+recv_at(struct blitz_channel *ch, void *elem, uint64_t *pos)
 {
 	/* Relaxed: only a starting guess; the slot's sequence decides. */
 	uint64_t h = atomic_load_explicit(HEAD(ch), memory_order_relaxed);
@@ -188,6 +233,7 @@ int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
 				 */
 				atomic_store_explicit(seq, 2 * (h + ch->mask + 1), memory_order_release);
 				cwl_notify_one(&ch->senders);
+				*pos = h;
 				return 0;
 			}
 		} else if (diff < 0) {
@@ -205,13 +251,45 @@ int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
 				return (t & CLOSED_BIT) ? -EPIPE : -EAGAIN;
 			h2 = atomic_load_explicit(HEAD(ch), memory_order_relaxed);	/* a guess */
 			if (h2 == h)
-				return -EAGAIN;	/* a send in progress: it will notify */
+				return -EAGAIN;	/* a send in progress (see pass_on) */
 			h = h2;
 		} else {
 			/* Another receiver took h: catch up (relaxed: a guess). */
 			h = atomic_load_explicit(HEAD(ch), memory_order_relaxed);
 		}
 	}
+}
+
+int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
+{
+	uint64_t pos;
+
+	return send_at(ch, elem, &pos);
+}
+
+int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
+{
+	uint64_t pos;
+
+	return recv_at(ch, elem, &pos);
+}
+
+/* chan_try_as_waiter - a waiter's try: the try_ form, then pass_on. */
+int chan_try_as_waiter(struct blitz_channel *ch, bool send, void *buf)
+{
+	uint64_t pos;
+	int r;
+
+	if (send) {
+		r = send_at(ch, buf, &pos);
+		if (!r)
+			pass_on(ch, &ch->senders, pos + 1, 2 * (pos + 1));
+	} else {
+		r = recv_at(ch, buf, &pos);
+		if (!r)
+			pass_on(ch, &ch->receivers, pos + 1, 2 * (pos + 1) + 1);
+	}
+	return r;
 }
 
 /*
@@ -226,7 +304,7 @@ static enum blitz_poll chan_wait(struct blitz_channel *ch, struct blitz_chan_wai
 	int r;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r = send ? blitz_channel_try_send(ch, buf) : blitz_channel_try_recv(ch, buf);
+		r = chan_try_as_waiter(ch, send, buf);
 		if (r != -EAGAIN) {
 			cwl_finish(w);
 			*err = r;

@@ -26,6 +26,7 @@
  * blitz_oneshot_recv_cancel() (a value sent meanwhile stays in the oneshot).
  */
 #include <errno.h>
+#include "../chan/channel.h"
 #include "../chan/waitlist.h"
 
 static struct blitz_chan_waitlist *branch_list(struct blitz_select_branch *b)
@@ -46,7 +47,7 @@ static int branch_try(struct blitz_select_branch *b, struct blitz_cx *cx)
 {
 	switch (b->kind) {
 	case BLITZ_SELECT_CHANNEL:
-		return blitz_channel_try_recv(b->ch, b->out);
+		return chan_try_as_waiter(b->ch, false, b->out);
 	case BLITZ_SELECT_BROADCAST:
 		return blitz_broadcast_try_recv(b->brx, b->out, &b->missed);
 	case BLITZ_SELECT_WATCH:
