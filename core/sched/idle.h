@@ -16,7 +16,9 @@
  *   searcher:  leaving the searching state, the last searcher that found
  *              work looks at every queue after its decrement (found_more,
  *              core/sched/worker.c) and wakes a sleeper if work is left; if it
- *              found none it parks, and so looks at every queue too.
+ *              found none it parks, and so looks at every queue too, or,
+ *              leaving a join's help (worker_help_leave), looks as the
+ *              last searcher that found work does.
  * Either the producer sees no searcher and a set bit (and wakes that
  * worker), or the parker/last searcher sees the task.
  */

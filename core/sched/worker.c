@@ -375,11 +375,12 @@ static bool found_more(struct blitz_worker *w)
 /*
  * Leave the searching state; the last searcher to find work (from
  * @source, -1: none) wakes another if there is more (found_more).
+ * Returns whether we were the last searcher.
  */
-static void end_searching(struct blitz_worker *w, int source)
+static bool end_searching(struct blitz_worker *w, int source)
 {
 	if (!w->searching)
-		return;
+		return false;
 	w->searching = false;
 	bool last = idle_transition_from_searching(&w->rt->idle);
 
@@ -388,6 +389,7 @@ static void end_searching(struct blitz_worker *w, int source)
 								memory_order_relaxed), source >= 0);
 	if (last && source >= 0 && found_more(w))
 		runtime_notify_parked(w->rt, (int)w->index);
+	return last;
 }
 
 static struct blitz_task *steal_work(struct blitz_worker *w)
@@ -1075,10 +1077,14 @@ bool worker_poll_lifo(struct blitz_worker *w, struct blitz_task *t)
  * its last tick may have left us in (a search that found nothing ends in
  * a park in the run loop; a join whose target completed does not park),
  * so that producers do not count on a searcher that is back in a poll.
+ * The last searcher to leave looks at every queue as a parker would
+ * (idle.h): a producer that saw us searching woke nobody, and without the
+ * look its task would wait for our next tick or a sleeper's park timeout.
  */
 void worker_help_leave(struct blitz_worker *w)
 {
-	end_searching(w, -1);
+	if (end_searching(w, -1) && found_more(w))
+		runtime_notify_parked(w->rt, (int)w->index);
 }
 
 /*
