@@ -19,7 +19,12 @@ void sem_release(struct blitz_semaphore *s, uint32_t n);
 /* sem_available - blitz_semaphore_available(), inline for Mutex and RwLock. */
 static inline uint32_t sem_available(const struct blitz_semaphore *s)
 {
-	/* Relaxed: a snapshot. */
+	/*
+	 * Relaxed: a snapshot.  Mutex and RwLock unlock decide on it, as the
+	 * holder: their own acquisition is in the word's modification order
+	 * before this load, so (read-read coherence) it reads that or a later
+	 * value, never the permits from before they took them.
+	 */
 	return atomic_load_explicit(PERMITS((struct blitz_semaphore *)s), memory_order_relaxed) &
 	       ~WAITERS;
 }
