@@ -49,6 +49,10 @@
  *                     fires as soon as everybody sleeps, timeouts left or not
  *   SEARCH_MAX        bound asserted on num_searching; default (NW+1)/2,
  *                     what idle_try_become_searcher's 2*n >= NW test gives
+ *   JOIN_HELP         (with HANG=N) a searcher that found nothing may
+ *                     be a join's helper whose target completes: it
+ *                     leaves the searching state (worker_help_leave)
+ *                     and runs on in the joiner's poll, one of the N
  *   HANG=0            N: N tasks may run forever (a long poll): their
  *                     workers never come back.  Then the no-lost-wakeup
  *                     check demands that the others run every queued task
@@ -128,6 +132,8 @@
  *                             queue only
  *   BUG_FOUND_MORE_NO_OWN_RING  found_more skips its own ring (where a
  *                             steal leaves the rest of its half)
+ *   BUG_HELP_LEAVE_NO_LOOK    with JOIN_HELP: the last searcher leaving a
+ *                             join's help does not look at the queues
  * Assertions that the spec variants break (findings, README.md):
  *   CHECK_NO_UNDERFLOW  num_searching never lags the units handed out
  *   CHECK_NUM_PARKED    num_parked never wraps below zero
@@ -235,6 +241,12 @@ bool overdue[NW];            /* hung, and a park timeout has fired since:
 #if HANG
 byte hang_left = HANG;
 byte stuck;                  /* tasks left in the hung workers' LIFO slots */
+#ifdef JOIN_HELP
+byte helping;                /* ghost: helpers leaving, not yet hung */
+#define HELPING helping
+#else
+#define HELPING 0
+#endif
 #define STUCK stuck
 #define NHUNG (HANG - hang_left)
 #else
@@ -702,6 +714,39 @@ top:
 	:: d_step { inject_len > 0 && NO_DEFER -> inject_len--; executed++ }; goto run_task
 	:: else
 	fi;
+#ifdef JOIN_HELP
+	/*
+	 * A join's help tick (core/sched/help.c) found nothing, and the
+	 * join's target completes: worker_help_leave leaves the searching
+	 * state, and the worker is back in the joiner's poll, which may run
+	 * on (as HANG: this worker is gone).  The last searcher to leave so
+	 * looks at the queues as found_more does (BUG_HELP_LEAVE_NO_LOOK:
+	 * it did not, before 2026-11-28).
+	 */
+	if
+	:: d_step {
+		searching && hang_left > helping ->
+		helping++;      /* one of the N, counted hung once it is back */
+		last = (num_searching == 1); DROP_UNIT(me); searching = 0
+	   };
+#ifndef BUG_HELP_LEAVE_NO_LOOK
+		if
+		:: last ->
+			last = 0;
+			found_more();
+			if
+			:: last -> last = 0; runtime_notify_parked()
+			:: else
+			fi
+		:: else
+		fi;
+#endif
+		last = 0;
+		d_step { helping--; hang_left--; stuck = stuck + lifo; MARK_HUNG };
+end_help:	false
+	:: else
+	fi;
+#endif
 
 	/* worker_park: transitioning_to_park, lifo_flush (the slot is empty) */
 	transitioning = 1;
@@ -938,7 +983,7 @@ run_task:
 #if HANG
 	/* the task may run "forever" (a long poll): this worker is gone */
 	if
-	:: d_step { hang_left > 0 -> hang_left--; stuck = stuck + lifo; MARK_HUNG };
+	:: d_step { hang_left > HELPING -> hang_left--; stuck = stuck + lifo; MARK_HUNG };
 end_hung:	false
 	:: true
 	fi;
