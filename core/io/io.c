@@ -35,8 +35,11 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)
 		return BLITZ_PENDING;	/* our waker is registered */
 	if (io_submit_op(&rt->io, op, blitz_cx_waker(cx)))
 		return delivered(op);
-	/* Workers flush at the end of their tick; anyone else now. */
-	if (!current_worker)
+	/*
+	 * This runtime's workers flush at the end of their tick; anyone else
+	 * now (a worker of another runtime too: its ticks flush its own).
+	 */
+	if (!current_worker || current_worker->rt != rt)
 		io_driver_flush(&rt->io);
 	return BLITZ_PENDING;
 }
