@@ -274,22 +274,23 @@ int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
 	return recv_at(ch, elem, &pos);
 }
 
-/* chan_try_as_waiter - a waiter's try: the try_ form, then pass_on. */
-int chan_try_as_waiter(struct blitz_channel *ch, bool send, void *buf)
+/* chan_try_at - a waiter's try: the try_ form, and on success *pos. */
+int chan_try_at(struct blitz_channel *ch, bool send, void *buf, uint64_t *pos)
 {
-	uint64_t pos;
-	int r;
+	return send ? send_at(ch, buf, pos) : recv_at(ch, buf, pos);
+}
 
-	if (send) {
-		r = send_at(ch, buf, &pos);
-		if (!r)
-			pass_on(ch, &ch->senders, pos + 1, 2 * (pos + 1));
-	} else {
-		r = recv_at(ch, buf, &pos);
-		if (!r)
-			pass_on(ch, &ch->receivers, pos + 1, 2 * (pos + 1) + 1);
-	}
-	return r;
+/*
+ * chan_pass_on - pass_on for a waiter whose try at @pos succeeded, once
+ * its own node is off the list (cwl_finish): while still queued, at the
+ * head, it would take the wake meant for the next waiter itself.
+ */
+void chan_pass_on(struct blitz_channel *ch, bool send, uint64_t pos)
+{
+	if (send)
+		pass_on(ch, &ch->senders, pos + 1, 2 * (pos + 1));
+	else
+		pass_on(ch, &ch->receivers, pos + 1, 2 * (pos + 1) + 1);
 }
 
 /*
@@ -300,13 +301,16 @@ static enum blitz_poll chan_wait(struct blitz_channel *ch, struct blitz_chan_wai
 				 struct blitz_cx *cx, bool send, void *buf, int *err)
 {
 	struct blitz_chan_waitlist *wl = send ? &ch->senders : &ch->receivers;
+	uint64_t pos;
 	bool woken;
 	int r;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r = chan_try_as_waiter(ch, send, buf);
+		r = chan_try_at(ch, send, buf, &pos);
 		if (r != -EAGAIN) {
 			cwl_finish(w);
+			if (!r)
+				chan_pass_on(ch, send, pos);
 			*err = r;
 			return BLITZ_READY;
 		}

@@ -42,12 +42,15 @@ static struct blitz_chan_waitlist *branch_list(struct blitz_select_branch *b)
 	return NULL;
 }
 
-/* Try one branch: 0, -EPIPE, -EOVERFLOW (done) or -EAGAIN. */
-static int branch_try(struct blitz_select_branch *b, struct blitz_cx *cx)
+/*
+ * Try one branch: 0, -EPIPE, -EOVERFLOW (done) or -EAGAIN; *@pos: a
+ * channel's position taken.
+ */
+static int branch_try(struct blitz_select_branch *b, struct blitz_cx *cx, uint64_t *pos)
 {
 	switch (b->kind) {
 	case BLITZ_SELECT_CHANNEL:
-		return chan_try_as_waiter(b->ch, false, b->out);
+		return chan_try_at(b->ch, false, b->out, pos);
 	case BLITZ_SELECT_BROADCAST:
 		return blitz_broadcast_try_recv(b->brx, b->out, &b->missed);
 	case BLITZ_SELECT_WATCH:
@@ -76,13 +79,16 @@ static void branch_cancel(struct blitz_select_branch *b)
 }
 
 static enum blitz_poll won(struct blitz_select_branch *br, size_t n, size_t i, int r,
-			   size_t *index)
+			   uint64_t pos, size_t *index)
 {
 	for (size_t j = 0; j < n; j++)
 		if (j != i)
 			branch_cancel(&br[j]);
 	if (br[i].kind != BLITZ_SELECT_ONESHOT)
 		cwl_finish(&br[i].waiter);
+	/* After the finish: our own node must not take the wake (channel.h). */
+	if (br[i].kind == BLITZ_SELECT_CHANNEL && r == 0)
+		chan_pass_on(br[i].ch, false, pos);
 	br[i].err = r;
 	*index = i;
 	return BLITZ_READY;
@@ -92,12 +98,13 @@ enum blitz_poll blitz_select_poll(struct blitz_select_branch *br, size_t n,
 				  struct blitz_cx *cx, size_t *index)
 {
 	bool probe = true;
+	uint64_t pos = 0;
 	int r;
 
 	for (size_t i = 0; i < n; i++) {
-		r = branch_try(&br[i], cx);
+		r = branch_try(&br[i], cx, &pos);
 		if (r != -EAGAIN)
-			return won(br, n, i, r, index);
+			return won(br, n, i, r, pos, index);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct blitz_select_branch *b = &br[i];
@@ -109,9 +116,9 @@ enum blitz_poll blitz_select_poll(struct blitz_select_branch *br, size_t n,
 			cwl_register(branch_list(b), &b->waiter, cx, SYNC_SELECT, br,
 				    woken, probe);
 			probe = false;
-			r = branch_try(b, cx);
+			r = branch_try(b, cx, &pos);
 			if (r != -EAGAIN)
-				return won(br, n, i, r, index);
+				return won(br, n, i, r, pos, index);
 		}
 	}
 	if (!n) {
