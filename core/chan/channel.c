@@ -23,8 +23,8 @@
  * The data path takes no lock.  Waiting senders and receivers sit on two
  * waiter lists (waitlist.c), each behind its own small lock; a successful
  * send wakes one receiver, a successful receive wakes one sender, a
- * waiter's success passes a wake on where the next position is ready
- * (pass_on), close wakes everyone.
+ * waiter's success passes a wake on where a position is ready
+ * (chan_pass_on), close wakes everyone.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -115,47 +115,7 @@ void blitz_channel_destroy(struct blitz_channel *ch)
 	ch->owns_slots = 0;
 }
 
-/*
- * pass_on - a waiter's send at t (receive at h) succeeded, with @next =
- * t + 1 (h + 1): if others wait on the same side and position next is
- * already ready for them (@ready: its sequence then), wake one of them.
- *
- * A waiter woken for position p can find an earlier position still held
- * by a sender between its claim and its publish ("a send in progress" in
- * recv_at; a receive not yet done, in send_at) and queue again at the
- * front: its wake is spent, and the value (free slot) it was for would
- * wait beside queued waiters until the next send (receive) or close.  The
- * earlier position's own notification then wakes a waiter, which takes it
- * (or a later one) and wakes the next, and so on: a run of ready positions
- * behind a slow claimant is handed out one waiter after another.  Callers
- * that do not wait (the try_ forms) spend no wake and do not pass one on;
- * a woken waiter behind them takes what they leave.  With nobody waiting
- * this costs one load; a wake that was not needed (next's own
- * notification was not spent) costs its waiter a failed try.
- */
-static void pass_on(struct blitz_channel *ch, struct blitz_chan_waitlist *wl, uint64_t next,
-		    uint64_t ready)
-{
-	/* Relaxed: a hint; cwl_notify_one checks again behind its fence. */
-	if (!atomic_load_explicit(WL_U32(&wl->len), memory_order_relaxed))
-		return;
-	/*
-	 * seq_cst fence, then the load: against next's publisher, whose
-	 * notification begins with a seq_cst fence after its release store.
-	 * Either its fence comes first and we see next ready, or ours does
-	 * and its notification, after our look, wakes a waiter itself.
-	 * Acquire on the load is for the data of the slot we test, which a
-	 * woken waiter's own acquire reads again anyway; it costs nothing
-	 * more on the architectures blitz runs on.
-	 */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(slot_seq(ch, next), memory_order_acquire) == ready)
-		cwl_notify_one(wl);
-}
-
-/* send_at - try_send, and on success *pos: the position taken. */
-static inline __attribute__((always_inline)) int
-send_at(struct blitz_channel *ch, const void *elem, uint64_t *pos)
+int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
 {
 	/* Relaxed: only a starting guess; the slot's sequence decides. */
 	uint64_t t = atomic_load_explicit(TAIL(ch), memory_order_relaxed);
@@ -187,7 +147,6 @@ send_at(struct blitz_channel *ch, const void *elem, uint64_t *pos)
 				/* Release: the receiver's acquire load sees the value. */
 				atomic_store_explicit(seq, 2 * t + 1, memory_order_release);
 				cwl_notify_one(&ch->receivers);
-				*pos = t;
 				return 0;
 			}
 		} else if (diff < 0) {
@@ -209,9 +168,7 @@ send_at(struct blitz_channel *ch, const void *elem, uint64_t *pos)
 	}
 }
 
-/* recv_at - try_recv, and on success *pos: the position taken. */
-static inline __attribute__((always_inline)) int
-recv_at(struct blitz_channel *ch, void *elem, uint64_t *pos)
+int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
 {
 	/* Relaxed: only a starting guess; the slot's sequence decides. */
 	uint64_t h = atomic_load_explicit(HEAD(ch), memory_order_relaxed);
@@ -233,7 +190,6 @@ recv_at(struct blitz_channel *ch, void *elem, uint64_t *pos)
 				 */
 				atomic_store_explicit(seq, 2 * (h + ch->mask + 1), memory_order_release);
 				cwl_notify_one(&ch->senders);
-				*pos = h;
 				return 0;
 			}
 		} else if (diff < 0) {
@@ -251,7 +207,7 @@ recv_at(struct blitz_channel *ch, void *elem, uint64_t *pos)
 				return (t & CLOSED_BIT) ? -EPIPE : -EAGAIN;
 			h2 = atomic_load_explicit(HEAD(ch), memory_order_relaxed);	/* a guess */
 			if (h2 == h)
-				return -EAGAIN;	/* a send in progress (see pass_on) */
+				return -EAGAIN;	/* a send in progress (see chan_pass_on) */
 			h = h2;
 		} else {
 			/* Another receiver took h: catch up (relaxed: a guess). */
@@ -260,37 +216,61 @@ recv_at(struct blitz_channel *ch, void *elem, uint64_t *pos)
 	}
 }
 
-int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
-{
-	uint64_t pos;
-
-	return send_at(ch, elem, &pos);
-}
-
-int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
-{
-	uint64_t pos;
-
-	return recv_at(ch, elem, &pos);
-}
-
-/* chan_try_at - a waiter's try: the try_ form, and on success *pos. */
-int chan_try_at(struct blitz_channel *ch, bool send, void *buf, uint64_t *pos)
-{
-	return send ? send_at(ch, buf, pos) : recv_at(ch, buf, pos);
-}
-
 /*
- * chan_pass_on - pass_on for a waiter whose try at @pos succeeded, once
- * its own node is off the list (cwl_finish): while still queued, at the
- * head, it would take the wake meant for the next waiter itself.
+ * chan_pass_on - a waiter's send (receive) succeeded and its own node is
+ * off the list (cwl_finish; while queued at the head it would take the
+ * wake itself): if others wait on the same side and the position at the
+ * tail (head) is ready for them, wake one of them.
+ *
+ * A waiter woken for position p can find an earlier position still held
+ * by a sender between its claim and its publish ("a send in progress" in
+ * try_recv; a receive not yet done, in try_send) and queue again at the
+ * front: its wake is spent, and the value (free slot) it was for would
+ * wait beside queued waiters until the next send (receive) or close.  The
+ * earlier position's own notification then wakes a waiter, which takes
+ * it and wakes the next while a position is ready, and so on: a run of
+ * ready positions behind a slow claimant is handed out one waiter after
+ * another.  The test is at the current head (tail), not at the position
+ * after ours: a try_ caller, which does not pass wakes on, may have taken
+ * that one meanwhile, with more ready behind it.  With nobody waiting this
+ * costs one load; a wake that was not needed costs its waiter a failed
+ * try.
  */
-void chan_pass_on(struct blitz_channel *ch, bool send, uint64_t pos)
+void chan_pass_on(struct blitz_channel *ch, bool send)
 {
-	if (send)
-		pass_on(ch, &ch->senders, pos + 1, 2 * (pos + 1));
-	else
-		pass_on(ch, &ch->receivers, pos + 1, 2 * (pos + 1) + 1);
+	struct blitz_chan_waitlist *wl = send ? &ch->senders : &ch->receivers;
+	_Atomic uint64_t *seq;
+	uint64_t pos, ready;
+
+	/*
+	 * Relaxed: a waiter queued again before our take is seen here
+	 * because our try_ ran a seq_cst fence after its claim (the other
+	 * side's cwl_notify_one), after which this load comes.
+	 */
+	if (!atomic_load_explicit(WL_U32(&wl->len), memory_order_relaxed))
+		return;
+	/*
+	 * seq_cst fence, then the loads: against the publisher of the
+	 * position we test, whose notification begins with a seq_cst fence
+	 * after its release store.  Either its fence comes first and we see
+	 * the position ready, or ours does and its notification, after our
+	 * look, wakes a waiter itself.  Relaxed head/tail: the slot's
+	 * sequence decides; acquire on it pairs with the release that readied
+	 * the slot, as the woken waiter's own try does again.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (send) {
+		pos = atomic_load_explicit(TAIL(ch), memory_order_relaxed);
+		if (pos & CLOSED_BIT)
+			return;		/* close woke every sender */
+		ready = 2 * pos;
+	} else {
+		pos = atomic_load_explicit(HEAD(ch), memory_order_relaxed);
+		ready = 2 * pos + 1;
+	}
+	seq = slot_seq(ch, pos);
+	if (atomic_load_explicit(seq, memory_order_acquire) == ready)
+		cwl_notify_one(wl);
 }
 
 /*
@@ -301,16 +281,15 @@ static enum blitz_poll chan_wait(struct blitz_channel *ch, struct blitz_chan_wai
 				 struct blitz_cx *cx, bool send, void *buf, int *err)
 {
 	struct blitz_chan_waitlist *wl = send ? &ch->senders : &ch->receivers;
-	uint64_t pos;
 	bool woken;
 	int r;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		r = chan_try_at(ch, send, buf, &pos);
+		r = send ? blitz_channel_try_send(ch, buf) : blitz_channel_try_recv(ch, buf);
 		if (r != -EAGAIN) {
 			cwl_finish(w);
 			if (!r)
-				chan_pass_on(ch, send, pos);
+				chan_pass_on(ch, send);
 			*err = r;
 			return BLITZ_READY;
 		}

@@ -42,15 +42,12 @@ static struct blitz_chan_waitlist *branch_list(struct blitz_select_branch *b)
 	return NULL;
 }
 
-/*
- * Try one branch: 0, -EPIPE, -EOVERFLOW (done) or -EAGAIN; *@pos: a
- * channel's position taken.
- */
-static int branch_try(struct blitz_select_branch *b, struct blitz_cx *cx, uint64_t *pos)
+/* Try one branch: 0, -EPIPE, -EOVERFLOW (done) or -EAGAIN. */
+static int branch_try(struct blitz_select_branch *b, struct blitz_cx *cx)
 {
 	switch (b->kind) {
 	case BLITZ_SELECT_CHANNEL:
-		return chan_try_at(b->ch, false, b->out, pos);
+		return blitz_channel_try_recv(b->ch, b->out);
 	case BLITZ_SELECT_BROADCAST:
 		return blitz_broadcast_try_recv(b->brx, b->out, &b->missed);
 	case BLITZ_SELECT_WATCH:
@@ -79,7 +76,7 @@ static void branch_cancel(struct blitz_select_branch *b)
 }
 
 static enum blitz_poll won(struct blitz_select_branch *br, size_t n, size_t i, int r,
-			   uint64_t pos, size_t *index)
+			   size_t *index)
 {
 	for (size_t j = 0; j < n; j++)
 		if (j != i)
@@ -88,7 +85,7 @@ static enum blitz_poll won(struct blitz_select_branch *br, size_t n, size_t i, i
 		cwl_finish(&br[i].waiter);
 	/* After the finish: our own node must not take the wake (channel.h). */
 	if (br[i].kind == BLITZ_SELECT_CHANNEL && r == 0)
-		chan_pass_on(br[i].ch, false, pos);
+		chan_pass_on(br[i].ch, false);
 	br[i].err = r;
 	*index = i;
 	return BLITZ_READY;
@@ -98,13 +95,12 @@ enum blitz_poll blitz_select_poll(struct blitz_select_branch *br, size_t n,
 				  struct blitz_cx *cx, size_t *index)
 {
 	bool probe = true;
-	uint64_t pos = 0;
 	int r;
 
 	for (size_t i = 0; i < n; i++) {
-		r = branch_try(&br[i], cx, &pos);
+		r = branch_try(&br[i], cx);
 		if (r != -EAGAIN)
-			return won(br, n, i, r, pos, index);
+			return won(br, n, i, r, index);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct blitz_select_branch *b = &br[i];
@@ -116,9 +112,9 @@ enum blitz_poll blitz_select_poll(struct blitz_select_branch *br, size_t n,
 			cwl_register(branch_list(b), &b->waiter, cx, SYNC_SELECT, br,
 				    woken, probe);
 			probe = false;
-			r = branch_try(b, cx, &pos);
+			r = branch_try(b, cx);
 			if (r != -EAGAIN)
-				return won(br, n, i, r, pos, index);
+				return won(br, n, i, r, index);
 		}
 	}
 	if (!n) {
