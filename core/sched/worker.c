@@ -373,23 +373,23 @@ static bool found_more(struct blitz_worker *w)
 }
 
 /*
- * Leave the searching state; the last searcher to find work (from
- * @source, -1: none) wakes another if there is more (found_more).
- * Returns whether we were the last searcher.
+ * Leave the searching state.  The last searcher, if it is to @look (it
+ * goes on running: a task it found, or a joiner's poll), wakes another
+ * if there is more work (found_more); a worker that exits does not.
+ * @source: where the task it found came from, -1: none (for the probe).
  */
-static bool end_searching(struct blitz_worker *w, int source)
+static void end_searching(struct blitz_worker *w, int source, bool look)
 {
 	if (!w->searching)
-		return false;
+		return;
 	w->searching = false;
 	bool last = idle_transition_from_searching(&w->rt->idle);
 
 	/* Relaxed: a snapshot for the probe. */
 	BLITZ_SEARCHING_END((int)w->index, atomic_load_explicit(&w->rt->idle.num_searching,
 								memory_order_relaxed), source >= 0);
-	if (last && source >= 0 && found_more(w))
+	if (last && look && found_more(w))
 		runtime_notify_parked(w->rt, (int)w->index);
-	return last;
 }
 
 static struct blitz_task *steal_work(struct blitz_worker *w)
@@ -1011,7 +1011,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 
 		if (!t)
 			break;
-		end_searching(w, w->run_source);
+		end_searching(w, w->run_source, true);
 		worker_run_task(w, t);
 		w->budget--;
 		w->polls_since_global++;
@@ -1083,8 +1083,7 @@ bool worker_poll_lifo(struct blitz_worker *w, struct blitz_task *t)
  */
 void worker_help_leave(struct blitz_worker *w)
 {
-	if (end_searching(w, -1) && found_more(w))
-		runtime_notify_parked(w->rt, (int)w->index);
+	end_searching(w, -1, true);
 }
 
 /*
@@ -1136,7 +1135,7 @@ void *worker_main(void *arg)
 	/* Acquire: pairs with the release store in blitz_runtime_free(). */
 	while (!atomic_load_explicit(&w->rt->shutdown, memory_order_acquire))
 		worker_tick(w);
-	end_searching(w, -1);
+	end_searching(w, -1, false);
 	wait_all_stopped_polling(w->rt);
 	worker_hand_over(w, 0);		/* the last snapshot and records */
 	hist_exit(w);

@@ -934,7 +934,7 @@ unpark_self:
 
 run_task:
 	/*
-	 * end_searching(w, source): the last searcher notifies only when
+	 * end_searching(w, source, true): the last searcher notifies only when
 	 * found_more sees more work after the decrement: our slot, any ring
 	 * (a steal left the rest of its half in ours), the inject queue
 	 * (SPEC_END_ANY: always, as first designed and core/ before found_more;
