@@ -27,6 +27,7 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	cfg->wake_busy_ns = BLITZ_WAKE_BUSY_NS;
 	cfg->hist_sample = BLITZ_HIST_SAMPLE_AUTO;
+	cfg->park_timeout_ns = BLITZ_PARK_TIMEOUT_NS;
 }
 
 static bool power_of_two(unsigned n)
@@ -50,8 +51,8 @@ static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigne
 	return 0;
 }
 
-/* env_us - @name, if set, as microseconds (1 .. 1 s) into *@ns; -1 with @err filled if bad. */
-static int env_us(const char *name, const char *what, unsigned long long *ns,
+/* env_us - @name, if set, as microseconds (1 .. @limit) into *@ns; -1 with @err filled if bad. */
+static int env_us(const char *name, const char *what, unsigned limit, unsigned long long *ns,
 		  char *err, size_t errlen)
 {
 	const char *v = getenv(name);
@@ -59,9 +60,9 @@ static int env_us(const char *name, const char *what, unsigned long long *ns,
 
 	if (!v)
 		return 0;
-	if (parse_uint(v, 1, BLITZ_WAKE_LIMIT_US, &us)) {
+	if (parse_uint(v, 1, limit, &us)) {
 		snprintf(err, errlen, "%s=%s: expected %s in microseconds from 1 to %u",
-			 name, v, what, BLITZ_WAKE_LIMIT_US);
+			 name, v, what, limit);
 		return -1;
 	}
 	*ns = us * 1000ull;
@@ -185,8 +186,12 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 	}
 	if (ENV_CHOICE("BLITZ_WAKE", wake_choices, "'eager' or 'bounded'", &wake, err, errlen))
 		return -EINVAL;
-	if (env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", &c.wake_backlog_ns, err, errlen) ||
-	    env_us("BLITZ_WAKE_BUSY_US", "a time awake", &c.wake_busy_ns, err, errlen))
+	if (env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", BLITZ_WAKE_LIMIT_US,
+		   &c.wake_backlog_ns, err, errlen) ||
+	    env_us("BLITZ_WAKE_BUSY_US", "a time awake", BLITZ_WAKE_LIMIT_US,
+		   &c.wake_busy_ns, err, errlen) ||
+	    env_us("BLITZ_PARK_TIMEOUT_US", "a parked worker's longest sleep",
+		   BLITZ_PARK_TIMEOUT_LIMIT_US, &c.park_timeout_ns, err, errlen))
 		return -EINVAL;
 	if (env_backend(&c.backend, err, errlen))
 		return -EINVAL;
@@ -235,6 +240,12 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 	if (cfg->hist_sample && (!power_of_two(cfg->hist_sample) || cfg->hist_sample > BLITZ_HIST_SAMPLE_MAX)) {
 		snprintf(err, errlen, "hist_sample=%u: 0 (auto) or a power of two up to %u",
 			 cfg->hist_sample, BLITZ_HIST_SAMPLE_MAX);
+		return -EINVAL;
+	}
+	if (cfg->park_timeout_ns > BLITZ_PARK_TIMEOUT_LIMIT_US * 1000ull) {
+		snprintf(err, errlen, "park_timeout_ns=%llu: 0 (default %llu) or 1 to %llu",
+			 cfg->park_timeout_ns, BLITZ_PARK_TIMEOUT_NS,
+			 BLITZ_PARK_TIMEOUT_LIMIT_US * 1000ull);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

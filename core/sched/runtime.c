@@ -78,6 +78,8 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 		c.wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	if (c.wake_busy_ns == 0)
 		c.wake_busy_ns = BLITZ_WAKE_BUSY_NS;
+	if (c.park_timeout_ns == 0)
+		c.park_timeout_ns = BLITZ_PARK_TIMEOUT_NS;
 	rt = aligned_alloc(CACHE_LINE, (sizeof(*rt) + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1));
 	if (!rt)
 		return NULL;

@@ -822,7 +822,7 @@ void worker_park(struct blitz_worker *w)
 	struct blitz_idle *idle = &rt->idle;
 	int reason, io_completions;
 	bool notified;
-	uint64_t timeout = BLITZ_PARK_TIMEOUT_NS, slept_from, slept;
+	uint64_t timeout = rt->cfg.park_timeout_ns, slept_from, slept;
 
 	/*
 	 * From here on, wakes on this thread go to the global queue (seq_cst:
@@ -847,7 +847,7 @@ void worker_park(struct blitz_worker *w)
 	 * unparks it (the Dekker pattern in core/time/driver.c). ---
 	 */
 	if (w->index == 0)
-		timeout = runtime_timer_park_timeout(rt, BLITZ_PARK_TIMEOUT_NS);
+		timeout = runtime_timer_park_timeout(rt, rt->cfg.park_timeout_ns);
 	/*
 	 * Final check, after our bit is visible (the parker's half of idle.h).
 	 * shutdown: seq_cst, though a miss costs nothing: blitz_runtime_free()

@@ -18,6 +18,7 @@
  *   BLITZ_WAKE=eager|bounded            when a local push wakes a parked worker (below)
  *   BLITZ_WAKE_BACKLOG_US=N             bounded: the backlog (tasks x EWMA poll time) that wakes one
  *   BLITZ_WAKE_BUSY_US=N                bounded: time awake without parking after which any backlog does
+ *   BLITZ_PARK_TIMEOUT_US=N             a parked worker's longest sleep (default 10000; below)
  */
 #ifndef BLITZ_CONFIG_H
 #define BLITZ_CONFIG_H
@@ -35,7 +36,8 @@
 #define BLITZ_MIN_GLOBAL_INTERVAL    8
 #define BLITZ_MAX_GLOBAL_INTERVAL    255
 #define BLITZ_TARGET_GLOBAL_LATENCY_NS 1000000ull
-#define BLITZ_PARK_TIMEOUT_NS        10000000ull
+#define BLITZ_PARK_TIMEOUT_NS        10000000ull	/* the default; cfg.park_timeout_ns */
+#define BLITZ_PARK_TIMEOUT_LIMIT_US  3600000000u	/* BLITZ_PARK_TIMEOUT_US's cap: 1 hour */
 #define BLITZ_WORKER_STACK_SIZE      (16u << 20)	/* a worker thread's stack: joins nest on it */
 #define BLITZ_JOIN_STACK_RESERVE     (128u << 10)	/* a join with less left does not help */
 
@@ -117,6 +119,15 @@ struct blitz_config {
 	unsigned long long wake_backlog_ns;	/* bounded: backlog that wakes; 0: default */
 	unsigned long long wake_busy_ns;	/* bounded: awake this long, any backlog wakes; 0: default */
 	unsigned hist_sample;		/* summary histograms time 1 tick in N (a power of two); 0: auto */
+	/*
+	 * A parked worker wakes after this long even if nobody woke it: the
+	 * bound on a wake the protocol leaves out by design (a local push
+	 * seen late, bounded's held work) and the pace of a few housekeeping
+	 * checks (a tracer's attach and detach, the exit hand-over); 0:
+	 * BLITZ_PARK_TIMEOUT_NS.  Raised far above the default, a wake that
+	 * only the timeout delivers shows as a hang (docs/scheduler.md).
+	 */
+	unsigned long long park_timeout_ns;
 };
 
 /**

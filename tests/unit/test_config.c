@@ -21,6 +21,7 @@ static void clear_env(void)
 	unsetenv("BLITZ_WAKE");
 	unsetenv("BLITZ_WAKE_BACKLOG_US");
 	unsetenv("BLITZ_WAKE_BUSY_US");
+	unsetenv("BLITZ_PARK_TIMEOUT_US");
 }
 
 START_TEST(defaults_are_the_seeds)
@@ -42,6 +43,7 @@ START_TEST(defaults_are_the_seeds)
 	ck_assert_uint_eq(c.wake_backlog_ns, BLITZ_WAKE_BACKLOG_NS);
 	ck_assert_uint_eq(c.wake_busy_ns, BLITZ_WAKE_BUSY_NS);
 	ck_assert_uint_eq(c.hist_sample, BLITZ_HIST_SAMPLE_AUTO);
+	ck_assert_uint_eq(c.park_timeout_ns, 10000000);
 }
 END_TEST
 
@@ -61,6 +63,7 @@ START_TEST(env_values_apply)
 	setenv("BLITZ_WAKE", "bounded", 1);
 	setenv("BLITZ_WAKE_BACKLOG_US", "200", 1);
 	setenv("BLITZ_WAKE_BUSY_US", "3000", 1);
+	setenv("BLITZ_PARK_TIMEOUT_US", "3600000000", 1);
 	blitz_config_default(&c);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.workers, 7);
@@ -73,6 +76,7 @@ START_TEST(env_values_apply)
 	ck_assert_int_eq(c.wake, BLITZ_WAKE_BOUNDED);
 	ck_assert_uint_eq(c.wake_backlog_ns, 200000);
 	ck_assert_uint_eq(c.wake_busy_ns, 3000000);
+	ck_assert_uint_eq(c.park_timeout_ns, 3600000000000ull);
 	setenv("BLITZ_GLOBAL_INTERVAL", "adaptive", 1);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.global_interval, 0);
@@ -111,6 +115,9 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_WAKE", "lazy", "'eager' or 'bounded'" },
 	{ "BLITZ_WAKE_BACKLOG_US", "0", "backlog in microseconds" },
 	{ "BLITZ_WAKE_BUSY_US", "2000000", "awake in microseconds" },
+	{ "BLITZ_PARK_TIMEOUT_US", "0", "longest sleep in microseconds from 1 to 3600000000" },
+	{ "BLITZ_PARK_TIMEOUT_US", "3600000001", "longest sleep in microseconds" },
+	{ "BLITZ_PARK_TIMEOUT_US", "10ms", "longest sleep in microseconds" },
 };
 
 START_TEST(bad_values_are_rejected_by_name)
@@ -147,6 +154,10 @@ START_TEST(bad_struct_values_are_rejected)
 	ck_assert_int_eq(errno, EINVAL);
 	blitz_config_default(&c);
 	c.max_blocking_threads = BLITZ_BLOCKING_THREADS_LIMIT + 1;
+	ck_assert_ptr_null(blitz_runtime_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+	blitz_config_default(&c);
+	c.park_timeout_ns = BLITZ_PARK_TIMEOUT_LIMIT_US * 1000ull + 1;
 	ck_assert_ptr_null(blitz_runtime_new(&c));
 	ck_assert_int_eq(errno, EINVAL);
 }
