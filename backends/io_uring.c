@@ -1125,8 +1125,14 @@ static int uring_wait_own(struct blitz_io *io, uint64_t timeout_ns)
 		io_uring_sqe_set_data64(sqe, TAG_WAKE);
 		r->wake_armed = true;
 	}
-	/* Relaxed: a hint; shared completions are reaped by every tick anyway. */
-	if (!r->shared_armed && atomic_load_explicit(&p->shared_in_flight, memory_order_relaxed) > 0) {
+	/*
+	 * Watch the shared ring while it has operations.  seq_cst: we park
+	 * (idle_set_parked, seq_cst, before this call) and then look, against
+	 * an outside submitter that counts its operation and then looks for a
+	 * parked worker to wake (core/io/io.c, submitted_outside): one of the
+	 * two sees the other.
+	 */
+	if (!r->shared_armed && atomic_load(&p->shared_in_flight) > 0) {
 		struct io_uring_sqe *sqe = own_sqe(r);
 
 		io_uring_prep_poll_add(sqe, p->ring.ring_fd, POLLIN);

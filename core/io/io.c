@@ -23,6 +23,33 @@ static enum blitz_poll delivered(struct blitz_io_op *op)
 	return BLITZ_READY;
 }
 
+/*
+ * submitted_outside - an operation went to @rt's driver from a thread that
+ * is not one of @rt's workers (an outside joiner that helps, or a worker
+ * of another runtime).  This runtime's workers flush at the end of their
+ * tick; we flush now.  And a worker must watch the driver for its
+ * completion: one awake does (its tick reaps, its park sleeps in the
+ * driver while anything is in flight), but one that parked before our
+ * io_submit_op's in_flight++ sleeps on its futex (sleep_in_io's in_flight
+ * test) or, on io_uring, in its own ring with the shared ring unwatched
+ * (uring_wait_own's shared_in_flight test), and nobody would reap the
+ * completion before its park timeout.  So wake one, as a producer does
+ * for a queued task.  A Dekker pair: here in_flight++ (and on io_uring
+ * shared_in_flight++), then runtime_notify_parked's seq_cst fence and its
+ * loads of the idle state; there the seq_cst park announcement
+ * (idle_set_parked), then a seq_cst load of the count.  Either the
+ * parker sees our count and sleeps in the driver, or we see it parked
+ * (and claim it) or still searching (it parks later and sees the count).
+ * The wake may be for nothing (a worker already sleeping in the driver
+ * watches a new operation too): a futex wake and a tick, on a path that
+ * is not a worker's own submission.
+ */
+static void submitted_outside(struct blitz_runtime *rt)
+{
+	io_driver_flush(&rt->io);
+	runtime_notify_parked(rt, -1);
+}
+
 enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)
 {
 	struct blitz_runtime *rt = blitz_cx_runtime(cx);
@@ -35,12 +62,8 @@ enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)
 		return BLITZ_PENDING;	/* our waker is registered */
 	if (io_submit_op(&rt->io, op, blitz_cx_waker(cx)))
 		return delivered(op);
-	/*
-	 * This runtime's workers flush at the end of their tick; anyone else
-	 * now (a worker of another runtime too: its ticks flush its own).
-	 */
 	if (!current_worker || current_worker->rt != rt)
-		io_driver_flush(&rt->io);
+		submitted_outside(rt);
 	return BLITZ_PENDING;
 }
 

@@ -714,8 +714,15 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 	struct blitz_io *io = &rt->io;
 	uint32_t expect = PARK_UNPARKED;
 
-	/* Relaxed: a hint; nothing to wait for means the futex will do. */
-	if (atomic_load_explicit(&io->in_flight, memory_order_relaxed) == 0 ||
+	/*
+	 * Nothing to wait for means the futex will do.  seq_cst: after our
+	 * park announcement (idle_set_parked), against an outside submitter's
+	 * in_flight++ then fence and idle loads (core/io/io.c,
+	 * submitted_outside): either we see its operation here, or it sees
+	 * us parked and wakes us.  A worker's own submissions need no such
+	 * order: it reaps at its next tick.
+	 */
+	if (atomic_load(&io->in_flight) == 0 ||
 	    pthread_mutex_trylock(&io->reap_lock))
 		return false;
 	if (atomic_compare_exchange_strong(&w->park.futex, &expect, PARK_PARKED)) {

@@ -46,6 +46,13 @@ struct blitz_runtime *test_runtime_on(int i);
 
 /* A runtime of @workers with the default configuration otherwise. */
 struct blitz_runtime *test_runtime(unsigned workers);
+
+/*
+ * A park timeout of an hour: no safety net under a wake, so that a test
+ * of one hangs (and fails by its tcase's timeout) if the wake is lost,
+ * instead of passing 10 ms late.
+ */
+#define TEST_PARK_TIMEOUT_NS (3600ull * 1000 * 1000 * 1000)
 /* Poll @fn(@arg, cx) in a task of @rt until it returns BLITZ_READY. */
 void test_run_poll(struct blitz_runtime *rt, blitz_poll_fn fn, void *arg);
 /* Descriptors this process has open (/proc/self/fd, counted). */

@@ -6,8 +6,10 @@
  * everything; io_uring's ring per worker, one shared ring, and the
  * fallback from the one to the other when the kernel refuses it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -236,6 +238,158 @@ START_TEST(cancel_from_another_thread)
 }
 END_TEST
 
+/*
+ * worker_asleep - worker 0 of @rt is blocked in its sleep: its futex word
+ * says parked (it chose where to sleep: on the futex, or in its ring and
+ * whether to watch the shared one) and its thread ("blitz-worker0", the
+ * only one in this process) sleeps in the kernel ('S' in /proc).
+ */
+static bool worker_asleep(struct blitz_runtime *rt)
+{
+	uint32_t s = atomic_load(&rt->workers[0].park.futex);
+	char path[300], comm[32], stat[256];
+	bool asleep = false;
+	struct dirent *d;
+	DIR *dir;
+
+	if (s != PARK_PARKED && s != PARK_PARKED_IO)
+		return false;
+	dir = opendir("/proc/self/task");
+	ck_assert_ptr_nonnull(dir);
+	while ((d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;	/* a thread that just exited */
+		comm[0] = 0;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		if (strcmp(comm, "blitz-worker0\n"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", d->d_name);
+		if ((f = fopen(path, "r"))) {
+			/* pid (comm) state ...: the state follows the last ')'. */
+			if (fgets(stat, sizeof(stat), f) && strrchr(stat, ')'))
+				asleep = strrchr(stat, ')')[2] == 'S';
+			fclose(f);
+		}
+	}
+	closedir(dir);
+	return asleep;
+}
+
+/* Holds the only worker in its poll until the test's reader lets it go. */
+struct holder {
+	_Atomic int running, release;
+};
+
+static enum blitz_poll holder_poll(void *arg, struct blitz_cx *cx)
+{
+	struct holder *h = *(struct holder **)arg;
+
+	(void)cx;
+	atomic_store(&h->running, 1);
+	while (!atomic_load(&h->release))
+		sched_yield();
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable holder_vt = BLITZ_TASK_VTABLE(holder_poll, NULL);
+
+/*
+ * The reader, polled first by the test thread's join (not a worker): it
+ * lets the worker go, waits until the worker sleeps, submits a read on an
+ * empty pipe and only then writes the byte.
+ */
+struct outside_reader {
+	struct blitz_co co;
+	struct blitz_io_op op;
+	struct blitz_runtime *rt;
+	struct holder *holder;
+	int rfd, wfd, first_poll_on;
+	char buf[8];
+};
+
+static enum blitz_poll outside_reader_poll(void *arg, struct blitz_cx *cx)
+{
+	struct outside_reader *r = arg;
+
+	BLITZ_CO_BEGIN(&r->co);
+	r->first_poll_on = blitz_current_worker();
+	atomic_store(&r->holder->release, 1);
+	for (int ms = 0; !worker_asleep(r->rt); ms++) {
+		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
+		usleep(1000);
+	}
+	blitz_io_prep_read(&r->op, r->rfd, r->buf, sizeof(r->buf), -1);
+	ck_assert_int_eq(blitz_io_poll(&r->op, cx), BLITZ_PENDING);
+	ck_assert_int_eq(write(r->wfd, "x", 1), 1);
+	BLITZ_AWAIT(&r->co, blitz_io_poll(&r->op, cx));
+	BLITZ_CO_END(&r->co);
+}
+static const struct blitz_task_vtable outside_reader_vt =
+	BLITZ_TASK_VTABLE(outside_reader_poll, NULL);
+
+/*
+ * An operation submitted by a thread that is not a worker while the only
+ * worker sleeps, having parked with nothing in flight (so on its futex,
+ * or in its ring without watching the shared one).  Its completion must
+ * wake a worker; with the park timeout at an hour (no safety net), a
+ * submission that wakes nobody hangs here until the test's timeout (it
+ * did, on every backend, before core/io/io.c's submitted_outside).
+ */
+START_TEST(outside_submission_wakes_a_sleeping_worker)
+{
+	struct holder h = { 0 };
+	struct holder *hp = &h;
+	struct outside_reader r = { 0 }, *done;
+	struct blitz_runtime *rt;
+	struct blitz_config c;
+	struct blitz_task *held, *t;
+	int fds[2];
+
+	blitz_config_default(&c);
+	c.workers = 1;
+	c.backend = test_backend_kinds[backend_of(_i)];
+	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
+	if (_i >= TEST_BACKENDS)
+		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
+	rt = blitz_runtime_new(&c);
+	unsetenv("BLITZ_IO_URING_RINGS");
+	ck_assert_ptr_nonnull(rt);
+	if (!backend_is(rt, _i)) {
+		blitz_runtime_free(rt);
+		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+	}
+	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	held = blitz_spawn(rt, &holder_vt, &hp, sizeof(hp));
+	ck_assert_ptr_nonnull(held);
+	while (!atomic_load(&h.running))
+		usleep(100);
+	/* The worker is inside the holder: the reader waits in the global queue for our join. */
+	r.rt = rt;
+	r.holder = &h;
+	r.rfd = fds[0];
+	r.wfd = fds[1];
+	t = blitz_spawn(rt, &outside_reader_vt, &r, sizeof(r));
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(blitz_join(t), 0);
+	done = blitz_task_state(t);
+	ck_assert_int_eq(done->first_poll_on, -1);	/* the submission came from outside */
+	ck_assert_int_eq(done->op.result, 1);
+	ck_assert_int_eq(done->buf[0], 'x');
+	ck_assert_int_eq(blitz_join(held), 0);
+	blitz_task_release(t);
+	blitz_task_release(held);
+	blitz_runtime_free(rt);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
 START_TEST(backend_env_is_honoured)
 {
 	struct blitz_runtime *rt;
@@ -410,6 +564,7 @@ static Suite *io_suite(void)
 	tcase_add_loop_test(tc, completion_wakes_sleeping_runtime, 0, IO_MODES);
 	tcase_add_loop_test(tc, cancel_and_shutdown_with_io_in_flight, 0, IO_MODES);
 	tcase_add_loop_test(tc, cancel_from_another_thread, 0, IO_MODES);
+	tcase_add_loop_test(tc, outside_submission_wakes_a_sleeping_worker, 0, IO_MODES);
 	tcase_add_test(tc, backend_env_is_honoured);
 	tcase_add_test(tc, io_uring_refused_falls_back_and_says_so);
 	tcase_add_loop_test(tc, io_uring_rings_refused_fall_back_and_say_so, 0, 2);
