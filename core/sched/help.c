@@ -23,7 +23,8 @@
  *  - a worker with nothing to run parks as in its run loop, with a waker
  *    on the target that unparks it (the target may run on another worker);
  *  - shutdown ends the wait (-ESHUTDOWN), and so does the cancellation of
- *    the joining task (-EINTR): its poll should return so it is dropped.
+ *    the joining task (-EINTR): its poll should return so it is dropped;
+ *    the cancel unparks the worker that sleeps in that join.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -176,6 +177,45 @@ static bool joiner_cancelled(const struct blitz_task *joiner)
 }
 
 /*
+ * park_in_join - @w has nothing to run and sleeps in @joiner's join until
+ * @t's waker, new work, or the cancellation of @joiner wakes it.  The last
+ * is help_wake_cancelled_joiner's, from the canceller's thread; without
+ * it, only the park timeout let the join see the cancel.  A Dekker pair,
+ * seq_cst on both sides: here store join_sleeper, then load @joiner's
+ * state; there set TASK_CANCELLED, then (after a fence) load
+ * join_sleeper.  Either we see the cancel and do not sleep, or it sees
+ * us and unparks us (a NOTIFIED left before our sleep ends it at once).
+ */
+static void park_in_join(struct blitz_worker *w, struct blitz_task *joiner)
+{
+	if (joiner) {
+		atomic_store(&w->join_sleeper, joiner);
+		if ((atomic_load(&joiner->state) & TASK_CANCELLED) == 0)
+			worker_park(w);
+		/* Relaxed: a late clear costs a canceller an unpark for nothing. */
+		atomic_store_explicit(&w->join_sleeper, NULL, memory_order_relaxed);
+		return;
+	}
+	worker_park(w);
+}
+
+/*
+ * help_wake_cancelled_joiner - @joiner, a running task of @rt, was just
+ * cancelled: unpark the worker whose join it sleeps in, if any
+ * (park_in_join has the other half).  O(workers), for the cancel of a
+ * running task only.
+ */
+void help_wake_cancelled_joiner(struct blitz_runtime *rt, struct blitz_task *joiner)
+{
+	/* seq_cst: our TASK_CANCELLED before the loads below (park_in_join). */
+	atomic_thread_fence(memory_order_seq_cst);
+	for (unsigned i = 0; i < rt->num_workers; i++)
+		/* Relaxed: ordered by the fence above. */
+		if (atomic_load_explicit(&rt->workers[i].join_sleeper, memory_order_relaxed) == joiner)
+			worker_unpark(&rt->workers[i]);
+}
+
+/*
  * help - run @w's loop until @t completes; 0 when it did, else the
  * reason it stopped waiting (the header's list).
  */
@@ -209,7 +249,7 @@ static int help(struct blitz_worker *w, struct blitz_task *t, struct help_frame 
 		}
 		if (!register_waker(t, w, &mine))
 			break;
-		worker_park(w);
+		park_in_join(w, f->joiner);
 	}
 	if (ret && mine)
 		unregister_waker(t);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct blitz_task;
+struct blitz_runtime;
 
 /*
  * struct help_frame - one join helping on a worker's stack, on that
@@ -24,5 +25,6 @@ struct help_frame {
 
 bool help_stack_bounds(uintptr_t *limit, uintptr_t *top);
 uintptr_t help_stack_limit(void);
+void help_wake_cancelled_joiner(struct blitz_runtime *rt, struct blitz_task *joiner);
 
 #endif

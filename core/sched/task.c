@@ -25,6 +25,7 @@
 #include <string.h>
 #include "../fault.h"
 #include "../probes.h"
+#include "help.h"
 #include "runtime.h"
 #include "task.h"
 #include "worker.h"
@@ -610,6 +611,9 @@ void blitz_task_cancel(struct blitz_task *t)
 	} while (!task_cas(t, &s, s | TASK_CANCELLED));
 	/* Idle: queue it so a worker drops it; running: it is requeued after poll. */
 	task_wake_by_ref(t);
+	/* Running: its poll may sleep in a join (help.c), which ends on a cancel. */
+	if (task_lifecycle(s) == TASK_RUNNING)
+		help_wake_cancelled_joiner(t->rt, t);
 }
 
 void blitz_task_release(struct blitz_task *t)

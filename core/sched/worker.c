@@ -87,6 +87,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	task_cache_init(&w->task_cache);
 	task_outbox_init(&w->task_outbox);
 	w->help = NULL;
+	atomic_init(&w->join_sleeper, NULL);
 	w->stack_limit = 0;
 	w->helped_ns = 0;
 	w->inline_polls = 0;

@@ -71,6 +71,7 @@ struct blitz_worker {
 	struct task_cache task_cache;		/* task_cache.h: free task blocks, owner-only */
 	struct task_outbox task_outbox;		/* task_cache.h: blocks bound for the depot, owner-only */
 	struct help_frame *help;		/* help.c: the innermost join helping on this stack */
+	_Atomic(struct blitz_task *) join_sleeper; /* help.c: the joiner whose join parks us; NULL: none */
 	uintptr_t stack_limit;			/* help.c: a join below this address does not help */
 	uint64_t helped_ns;			/* help.c: ns inside joins (tick() subtracts them) */
 	uint64_t inline_polls;			/* help.c: polls a join's fast path ran (tick() counts them) */

@@ -289,6 +289,8 @@ struct waiter {
 	_Atomic int in_join;
 	int ret;
 	int cancel_first;		/* cancel the target before the join */
+	struct blitz_runtime *rt;
+	unsigned long long parks_before; /* its worker's parks, just before the join */
 };
 
 static enum blitz_poll waiter_poll(void *arg, struct blitz_cx *cx)
@@ -300,6 +302,8 @@ static enum blitz_poll waiter_poll(void *arg, struct blitz_cx *cx)
 	s->target = t;
 	if (s->cancel_first)
 		blitz_task_cancel(t);
+	s->rt = blitz_cx_runtime(cx);
+	s->parks_before = parks_of(s->rt, blitz_cx_worker(cx));
 	atomic_store(&s->in_join, 1);
 	s->ret = blitz_join(t);
 	if (!blitz_task_done(t))
@@ -308,6 +312,14 @@ static enum blitz_poll waiter_poll(void *arg, struct blitz_cx *cx)
 	return BLITZ_READY;
 }
 static const struct blitz_task_vtable waiter_vt = BLITZ_TASK_VTABLE(waiter_poll, NULL);
+
+/* parked_in_join - has the waiter's (only) worker parked since it began its join? */
+static bool parked_in_join(const void *arg)
+{
+	const struct waiter *s = arg;
+
+	return parks_of(s->rt, 0) != s->parks_before;
+}
 
 /* start_waiter - a waiter on @rt, once it is inside its join; *@t: its handle. */
 static struct waiter *start_waiter(struct blitz_runtime *rt, struct blitz_task **t)
@@ -353,13 +365,27 @@ START_TEST(target_cancelled_during_the_join)
 }
 END_TEST
 
-/* The joining task is cancelled: its join stops waiting (-EINTR). */
+/*
+ * The joining task is cancelled: its join stops waiting (-EINTR).  The
+ * cancel comes once the worker sleeps in the join (its futex word says
+ * parked: it looked at the cancel flag before), and the park timeout is
+ * an hour: the cancel itself must wake it (it took a park timeout before
+ * help.c's park_in_join).
+ */
 START_TEST(joiner_cancelled_during_the_join)
 {
-	struct blitz_runtime *rt = new_rt(1);
+	struct blitz_config c;
+	struct blitz_runtime *rt;
 	struct blitz_task *t;
-	struct waiter *s = start_waiter(rt, &t);
+	struct waiter *s;
 
+	blitz_config_default(&c);
+	c.workers = 1;
+	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	s = start_waiter(rt, &t);
+	ck_assert_msg(wait_until(parked_in_join, s), "the joiner's worker never slept");
 	blitz_task_cancel(t);
 	/* It ran to READY (the cancel came during its poll): a result, 0. */
 	ck_assert_int_eq(blitz_join(t), 0);
