@@ -35,6 +35,21 @@ if not fail:
 sys.exit(fail)
 PY
 
+# --env-b: B's runs see the variable, A's do not (sched-bench's workers come
+# from BLITZ_WORKERS when --workers is not given).
+"$ab" --rounds 2 --raw "$tmp/raw-env" --env-b BLITZ_WORKERS=1 --env-a BLITZ_WORKERS=2 "$obj" "$obj" \
+	sched-bench --bench chained_spawn --iters 2 --warmup 0 > "$tmp/table-env" 2> "$tmp/err" ||
+	{ echo "FAIL ab --env-b exited $?"; cat "$tmp/err"; exit 1; }
+python3 - "$tmp/raw-env" "$tmp/table-env" <<'PY' || fail=1
+import json, sys
+raw = [json.loads(l) for l in open(sys.argv[1])]
+workers = sorted({(l["build"], l["workers"]) for l in raw})
+head = open(sys.argv[2]).readline()
+ok = workers == [("A", 2), ("B", 1)] and "(BLITZ_WORKERS=1)" in head and len(raw) == 4
+print(("ok   " if ok else "FAIL ") + f"--env-a/--env-b: workers by side {workers}; {head.strip()}")
+sys.exit(not ok)
+PY
+
 expect() {	# expect RC WHAT CMD...: CMD exits RC and says something on stderr
 	local want=$1 what=$2 rc=0
 	shift 2
@@ -49,6 +64,7 @@ expect 2 "no arguments" "$ab"
 expect 2 "--rounds 0" "$ab" --rounds 0 "$obj" "$obj" sched-bench
 expect 2 "--rounds x" "$ab" --rounds x "$obj" "$obj" sched-bench
 expect 2 "unknown option" "$ab" --bogus 1 "$obj" "$obj" sched-bench
+expect 2 "--env-b without =" "$ab" --env-b BLITZ_WAKE "$obj" "$obj" sched-bench
 expect 1 "missing program" "$ab" "$obj" "$tmp" sched-bench
 expect 1 "failing benchmark" "$ab" --rounds 1 "$obj" "$obj" sched-bench --bench no_such_bench
 exit $fail
