@@ -1126,11 +1126,11 @@ static int uring_wait_own(struct blitz_io *io, uint64_t timeout_ns)
 		r->wake_armed = true;
 	}
 	/*
-	 * Watch the shared ring while it has operations.  seq_cst: we park
-	 * (idle_set_parked, seq_cst, before this call) and then look, against
-	 * an outside submitter that counts its operation and then looks for a
-	 * parked worker to wake (core/io/io.c, submitted_outside): one of the
-	 * two sees the other.
+	 * Watch the shared ring while it has operations.  seq_cst: our
+	 * parked bit is set (idle_set_parked, seq_cst, before this call) and
+	 * then we look, against an outside submitter that counts its
+	 * operation and then looks at the bits for a worker to unpark
+	 * (runtime_unpark_for_io): one of the two sees the other.
 	 */
 	if (!r->shared_armed && atomic_load(&p->shared_in_flight) > 0) {
 		struct io_uring_sqe *sqe = own_sqe(r);

@@ -28,26 +28,14 @@ static enum blitz_poll delivered(struct blitz_io_op *op)
  * is not one of @rt's workers (an outside joiner that helps, or a worker
  * of another runtime).  This runtime's workers flush at the end of their
  * tick; we flush now.  And a worker must watch the driver for its
- * completion: one awake does (its tick reaps, its park sleeps in the
- * driver while anything is in flight), but one that parked before our
- * io_submit_op's in_flight++ sleeps on its futex (sleep_in_io's in_flight
- * test) or, on io_uring, in its own ring with the shared ring unwatched
- * (uring_wait_own's shared_in_flight test), and nobody would reap the
- * completion before its park timeout.  So wake one, as a producer does
- * for a queued task.  A Dekker pair: here in_flight++ (and on io_uring
- * shared_in_flight++), then runtime_notify_parked's seq_cst fence and its
- * loads of the idle state; there the seq_cst park announcement
- * (idle_set_parked), then a seq_cst load of the count.  Either the
- * parker sees our count and sleeps in the driver, or we see it parked
- * (and claim it) or still searching (it parks later and sees the count).
- * The wake may be for nothing (a worker already sleeping in the driver
- * watches a new operation too): a futex wake and a tick, on a path that
- * is not a worker's own submission.
+ * completion, which a worker that parked before io_submit_op's in_flight++
+ * (and, on io_uring, uring_submit's shared_in_flight++) does not:
+ * runtime_unpark_for_io wakes one (the ordering argument is there).
  */
 static void submitted_outside(struct blitz_runtime *rt)
 {
 	io_driver_flush(&rt->io);
-	runtime_notify_parked(rt, -1);
+	runtime_unpark_for_io(rt);
 }
 
 enum blitz_poll blitz_io_poll(struct blitz_io_op *op, struct blitz_cx *cx)

@@ -72,6 +72,22 @@ bool idle_unset_parked(struct blitz_idle *idle, unsigned w)
 }
 
 /*
+ * idle_any_parked - the lowest worker whose parked bit is set, or -1;
+ * nothing is claimed (the bit stays; see runtime_unpark_for_io).
+ * seq_cst loads: the caller's fence orders what it published before.
+ */
+int idle_any_parked(struct blitz_idle *idle)
+{
+	for (uint32_t i = 0; i < idle->words; i++) {
+		uint64_t word = atomic_load(&idle->parked[i]);
+
+		if (word)
+			return (int)(i * 64 + (unsigned)__builtin_ctzll(word));
+	}
+	return -1;
+}
+
+/*
  * idle_claim_parked - pick a sleeping worker to wake: become its searcher
  * slot (num_searching 0 -> 1, so that concurrent producers wake one worker,
  * not one each) and clear the lowest set bit.  Returns the worker index, or

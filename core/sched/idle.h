@@ -48,6 +48,7 @@ bool idle_unset_parked(struct blitz_idle *idle, unsigned w);
 /* idle_claim_parked's "gave its reserved searcher slot back, and was the last". */
 #define IDLE_CLAIM_LAST_GAVE_BACK (-2)
 int idle_claim_parked(struct blitz_idle *idle);
+int idle_any_parked(struct blitz_idle *idle);
 
 static inline uint32_t idle_searching(struct blitz_idle *idle)
 {

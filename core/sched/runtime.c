@@ -230,6 +230,35 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 	worker_unpark(&rt->workers[w]);
 }
 
+/*
+ * runtime_unpark_for_io - a thread that is not one of @rt's workers has
+ * just counted an I/O operation in flight (core/io/io.c,
+ * submitted_outside): make sure a worker will watch the driver for it.
+ * A worker that parked before the count sleeps on its futex (or in its
+ * own ring without the shared ring watched) and would see the completion
+ * only at its park timeout; one that parks after it sees the count and
+ * sleeps in the driver.  The Dekker pair: our count, this fence, then the
+ * parked bits; the parker's seq_cst bit (idle_set_parked), then its
+ * seq_cst load of the count (sleep_in_io, uring_wait_own).  Either we see
+ * its bit and unpark it (it parks again, seeing the count), or it sees
+ * the count.  Not runtime_notify_parked: a searcher that it trusts to
+ * look may be only a notifier's reservation (idle_claim_parked), which
+ * is given back without parking, and only a park loads the count.  The
+ * unpark claims nothing: the worker ends its sleep as after a timeout
+ * (the unpark probe says so) and parks again.  It may be for nothing (a
+ * worker asleep in the driver watches a new operation too).
+ */
+void runtime_unpark_for_io(struct blitz_runtime *rt)
+{
+	int w;
+
+	/* seq_cst fence: the caller's count before our loads of the bits. */
+	atomic_thread_fence(memory_order_seq_cst);
+	w = idle_any_parked(&rt->idle);
+	if (w >= 0)
+		worker_unpark(&rt->workers[w]);
+}
+
 /* runtime_has_work - is anything queued that a worker could take? */
 bool runtime_has_work(struct blitz_runtime *rt)
 {

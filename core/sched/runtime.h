@@ -58,6 +58,7 @@ void runtime_start(struct blitz_runtime *rt);
 void runtime_block_signals(sigset_t *old);
 void runtime_restore_signals(const sigset_t *old);
 void runtime_notify_parked(struct blitz_runtime *rt, int waker);
+void runtime_unpark_for_io(struct blitz_runtime *rt);
 
 /*
  * runtime_notify_parked_local - notify after a push to the calling worker's

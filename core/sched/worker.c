@@ -717,11 +717,11 @@ static bool sleep_in_io(struct blitz_worker *w, uint64_t timeout_ns, bool *notif
 
 	/*
 	 * Nothing to wait for means the futex will do.  seq_cst: after our
-	 * park announcement (idle_set_parked), against an outside submitter's
-	 * in_flight++ then fence and idle loads (core/io/io.c,
-	 * submitted_outside): either we see its operation here, or it sees
-	 * us parked and wakes us.  A worker's own submissions need no such
-	 * order: it reaps at its next tick.
+	 * parked bit (idle_set_parked), against an outside submitter's
+	 * in_flight++, fence and load of the bits (runtime_unpark_for_io):
+	 * either we see its operation here, or it sees our bit and unparks
+	 * us.  A worker's own submissions need no such order: it reaps at
+	 * its next tick.
 	 */
 	if (atomic_load(&io->in_flight) == 0 ||
 	    pthread_mutex_trylock(&io->reap_lock))
