@@ -217,8 +217,10 @@ def perturbation(outdir):
         for bench, ratios in per.items():
             med = lambda rows: statistics.median(run_time(r) for r in rows if bench_key(r) == bench)
             benches[bench] = {"untraced_ns": round(med(untraced), 1), "traced_ns": round(med(traced), 1),
-                              "slowdown": round(statistics.median(ratios), 3)}
+                              "slowdown": round(statistics.median(ratios), 3),
+                              "pair_range": [round(min(ratios), 3), round(max(ratios), 3)]}
         out["runs"][tag] = {"slowdown": round(statistics.median(whole), 3), "pairs": len(whole),
+                            "pair_range": [round(min(whole), 3), round(max(whole), 3)],
                             "benches": benches}
     return out
 
@@ -230,7 +232,8 @@ def write_perturbation(outdir, modes):
     pert = perturbation(outdir)
     pert["modes"] = dict(m.split("=", 1) for m in modes)
     pert["what"] = ("slowdown = traced / untraced time of the same command, run back to back "
-                    "(which goes first alternates); the median over the pairs. Per benchmark: its "
+                    "(which goes first alternates); the median over the pairs, and pair_range the "
+                    "lowest and highest pair. Per benchmark: its "
                     "median iteration time (sched-bench) or time per message (echo-bench); "
                     "per run: the sum over its benchmarks")
     meta["perturbation"] = pert
@@ -241,12 +244,23 @@ def times(slowdown):
     return "n/a" if slowdown is None else f"{slowdown:.1f}x"
 
 
+def times_range(r):
+    """A cell: the median of the pairs, and with two or more their range."""
+    lo, hi = r.get("pair_range", [None, None])
+    if lo is None or r.get("pairs", 2) < 2 and lo == hi:
+        return times(r["slowdown"])
+    return f"{times(r['slowdown'])} [{lo:.1f}, {hi:.1f}]"
+
+
 def slowdown_label(outdir, tag):
     """A plot's series name: the tag and how much slower tracing made it."""
-    slow = perturbation(outdir)["runs"].get(tag, {}).get("slowdown")
+    run = perturbation(outdir)["runs"].get(tag, {})
+    slow = run.get("slowdown")
     if slow is None:
         return f"{tag}, slowdown not measured"
-    return f"{tag}, traced {slow:.1f}x slower than untraced"
+    lo, hi = run.get("pair_range", [slow, slow])
+    spread = f" (pairs {lo:.1f}-{hi:.1f})" if run.get("pairs", 1) > 1 else ""
+    return f"{tag}, traced {slow:.1f}x slower than untraced{spread}"
 
 
 def perturbation_table(outdir, tag_title):
@@ -262,16 +276,21 @@ def perturbation_table(outdir, tag_title):
     pairs = sorted({r["pairs"] for r in runs.values()})
     modes = ", ".join(f"{t} {m}" for t, m in sorted(pert.get("modes", {}).items())) or "per-event"
     rows = [f"What tracing cost: traced / untraced time of the same command, run back to back "
-            f"({'/'.join(map(str, pairs))} pair(s), order alternating; median of the pairs). "
+            f"({'/'.join(map(str, pairs))} pair(s), order alternating; median of the pairs, "
+            f"[lowest, highest pair]). "
             f"Tools ({modes}): those of one traced pass attached together; a tag ending in "
-            f"-per-event is a pass of its own for the tools without a summary mode.\n",
+            f"-per-event is a pass of its own for the tools without a summary mode. "
+            f"Tracing cannot make a run faster: a ratio below 1, or pairs that straddle 1, "
+            f"measure the machine's noise, which is then larger than what tracing cost "
+            f"(a quick run's few short pairs on a busy machine); read a longer run.\n",
             f"| bench | " + " | ".join(f"{tag_title} {t}".strip() for t in tags) + " |",
             "|---|" + "---|" * len(tags)]
     for b in benches + ["(whole run)"]:
         cells = []
         for t in tags:
-            r = runs[t] if b == "(whole run)" else runs[t]["benches"].get(b)
-            cells.append(times(r["slowdown"]) if r else "n/a")
+            r = runs[t] if b == "(whole run)" else dict(runs[t]["benches"].get(b) or {},
+                                                          pairs=runs[t]["pairs"])
+            cells.append(times_range(r) if r and "slowdown" in r else "n/a")
         rows.append(f"| {b} | " + " | ".join(cells) + " |")
     return rows
 
