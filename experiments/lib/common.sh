@@ -137,7 +137,9 @@ PY
 #                                $OUT/hist/TOOL-TAG.json (raw buckets), CMD's
 #                                stdout in $OUT/raw/{traced,untraced}-TAG.jsonl
 #                                (each line tagged with its "pair"), its stderr
-#                                (--stats) in $OUT/raw/{traced,untraced}-TAG.stats
+#                                (--stats) in $OUT/raw/{traced,untraced}-TAG.stats,
+#                                its CPU time (bash's `times` after "pair N")
+#                                in $OUT/raw/{traced,untraced}-TAG.times
 #   write_perturbation           adds "perturbation" to $OUT/meta.json: per
 #                                tag, traced / untraced time (results.py)
 #   plot_tools TITLE TAG...      one plot per tool, one series per TAG, each
@@ -213,8 +215,12 @@ pair_run() {
 	local kind=$1 tag=$2 pair=$3
 	shift 3
 	[ "$kind" = untraced ] || attach "$tag"
+	# The group is a subshell of its own (a pipeline's element): its
+	# children's CPU time, the second line of `times`, is CMD's alone.
 	{ "$@" 2>> "$OUT/raw/$kind-$tag.stats" ||
-		echo "$EXP_NAME: $kind run $tag failed: $(tail -n 1 "$OUT/raw/$kind-$tag.stats")" >&2; } |
+		echo "$EXP_NAME: $kind run $tag failed: $(tail -n 1 "$OUT/raw/$kind-$tag.stats")" >&2
+	  echo "pair $pair" >> "$OUT/raw/$kind-$tag.times"
+	  times >> "$OUT/raw/$kind-$tag.times"; } |
 		sed "s/^{/{\"pair\":$pair,/" >> "$OUT/raw/$kind-$tag.jsonl"
 	[ "$kind" = untraced ] || detach
 }

@@ -199,6 +199,26 @@ def pair_slowdowns(traced, untraced):
     return per, [tv / uv for tv, uv in whole.values()]
 
 
+def cpu_times(path):
+    """{pair: CPU seconds (user + system)} from a .times file: "pair N", then
+    bash's `times` (the shell's own line, then its children's: the command)."""
+    out, pair, n = {}, None, 0
+    try:
+        text = open(path).read()
+    except OSError:
+        return out
+    sec = lambda t: int(t.split("m")[0]) * 60 + float(t.split("m")[1].rstrip("s"))
+    for line in text.splitlines():
+        if line.startswith("pair "):
+            pair, n = int(line.split()[1]), 0
+            continue
+        n += 1
+        if pair is not None and n == 2:
+            user, sys_ = line.split()
+            out[pair] = sec(user) + sec(sys_)
+    return out
+
+
 def perturbation(outdir):
     """{"runs": {tag: {"slowdown", "pairs", "benches": {bench: {...}}}}} from
     the traced and untraced lines of every tag (medians over the pairs)."""
@@ -222,6 +242,12 @@ def perturbation(outdir):
         out["runs"][tag] = {"slowdown": round(statistics.median(whole), 3), "pairs": len(whole),
                             "pair_range": [round(min(whole), 3), round(max(whole), 3)],
                             "benches": benches}
+        tc = cpu_times(os.path.join(outdir, "raw", f"traced-{tag}.times"))
+        uc = cpu_times(os.path.join(outdir, "raw", f"untraced-{tag}.times"))
+        cpu = [tc[p] / uc[p] for p in tc if p in uc and uc[p] > 0]
+        if cpu:
+            out["runs"][tag]["cpu_slowdown"] = round(statistics.median(cpu), 3)
+            out["runs"][tag]["cpu_pair_range"] = [round(min(cpu), 3), round(max(cpu), 3)]
     return out
 
 
@@ -235,7 +261,8 @@ def write_perturbation(outdir, modes):
                     "(which goes first alternates); the median over the pairs, and pair_range the "
                     "lowest and highest pair. Per benchmark: its "
                     "median iteration time (sched-bench) or time per message (echo-bench); "
-                    "per run: the sum over its benchmarks")
+                    "per run: the sum over its benchmarks; cpu_slowdown: the same for the "
+                    "command's CPU time (user + system), which a busy machine disturbs less")
     meta["perturbation"] = pert
     json.dump(meta, open(path, "w"), indent=2)
 
@@ -292,6 +319,11 @@ def perturbation_table(outdir, tag_title):
                                                           pairs=runs[t]["pairs"])
             cells.append(times_range(r) if r and "slowdown" in r else "n/a")
         rows.append(f"| {b} | " + " | ".join(cells) + " |")
+    if any("cpu_slowdown" in r for r in runs.values()):
+        cells = [times_range({"slowdown": r["cpu_slowdown"], "pair_range": r["cpu_pair_range"],
+                              "pairs": r["pairs"]}) if "cpu_slowdown" in r else "n/a"
+                 for r in runs.values()]
+        rows.append("| (whole run, CPU time) | " + " | ".join(cells) + " |")
     return rows
 
 
