@@ -13,7 +13,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 need() { [ -s "$1" ] && echo "ok   $2" || { echo "FAIL $2: no $1"; fail=1; }; }
 # perturbed DIR TAG...: meta.json has each TAG's slowdown (traced / untraced,
-# above 0, per benchmark too), and the summary and plots say it.
+# above 0, per benchmark too, and in CPU time), and the summary and plots say it.
 perturbed() {
 	local dir=$1
 	shift
@@ -24,6 +24,7 @@ assert p["modes"] and all(m in ("summary", "per-event") for m in p["modes"].valu
 for tag in sys.argv[2:]:
     r = p["runs"][tag]
     assert r["slowdown"] > 0 and r["pairs"] >= 1 and r["benches"], (tag, r)
+    assert r["cpu_slowdown"] > 0 and len(r["cpu_pair_range"]) == 2, (tag, r)
     assert all(b["slowdown"] > 0 and b["untraced_ns"] > 0 for b in r["benches"].values()), (tag, r)
 PY
 	grep -q '^## What tracing cost' "$dir/summary.md" && grep -q '| traced / untraced |' "$dir/summary.md" &&
