@@ -21,6 +21,13 @@ double test_timeout_scale(void)
 	return s ? atof(s) : 1.0;
 }
 
+long test_scaled(long n)
+{
+	long m = test_timeout_scale() > 1 ? n / 10 : n;
+
+	return m > 0 ? m : 1;
+}
+
 const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS] = {
 	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
 };

@@ -32,6 +32,8 @@ void blitz_register_suite(const char *name, Suite *(*make)(void));
 		tc_; })
 
 double test_timeout_scale(void);
+/* @n, or a tenth of it (at least 1) in sanitizer runs (BLITZ_TEST_TIMEOUT_SCALE > 1). */
+long test_scaled(long n);
 
 /*
  * The I/O backends, indexed like the loop tests that run once on each

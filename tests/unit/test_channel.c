@@ -21,12 +21,6 @@
 
 #define new_rt test_runtime
 
-static long scaled(long n)
-{
-	/* Sanitizer runs use less (BLITZ_TEST_TIMEOUT_SCALE > 1). */
-	return test_timeout_scale() > 1 ? n / 10 : n;
-}
-
 /*
  * Check's ck_assert records a checkpoint (a write to a pipe) even when it
  * passes; in loops run a million times that would be most of the run time
@@ -268,7 +262,7 @@ START_TEST(channel_try_from_threads)
 	pthread_t pt[3], ct[3];
 
 	ck_assert_int_eq(blitz_channel_init(&ch, 8, sizeof(struct msg)), 0);
-	ledger_init(&l, 3, scaled(50000));
+	ledger_init(&l, 3, test_scaled(50000));
 	for (int i = 0; i < 3; i++) {
 		ca[i] = (struct thread_arg){ &ch, &l, (uint32_t)i };
 		pthread_create(&ct[i], NULL, try_consumer, &ca[i]);
@@ -425,19 +419,19 @@ static void run_stress(size_t capacity, int producers, int consumers, long per_p
 
 START_TEST(channel_stress_capacity_1)
 {
-	run_stress(1, 6, 6, scaled(500000));
+	run_stress(1, 6, 6, test_scaled(500000));
 }
 END_TEST
 
 START_TEST(channel_stress_capacity_2)
 {
-	run_stress(2, 8, 3, scaled(300000));
+	run_stress(2, 8, 3, test_scaled(300000));
 }
 END_TEST
 
 START_TEST(channel_stress_capacity_4)
 {
-	run_stress(4, 3, 8, scaled(1000000));
+	run_stress(4, 3, 8, test_scaled(1000000));
 }
 END_TEST
 
@@ -452,7 +446,7 @@ START_TEST(channel_threads_to_tasks)
 	struct ledger l;
 
 	ck_assert_int_eq(blitz_channel_init(&ch, 2, sizeof(struct msg)), 0);
-	ledger_init(&l, 2, scaled(10000));
+	ledger_init(&l, 2, test_scaled(10000));
 	for (int c = 0; c < 4; c++)
 		ct[c] = spawn_consumer(rt, &ch, &l, 77 + c);
 	for (int i = 0; i < 2; i++) {
@@ -808,7 +802,7 @@ START_TEST(channel_wake_passed_on_past_a_send_in_progress)
 	struct big_tx *tx = calloc(BIG_TX, sizeof(*tx));
 	struct big_taker *tk = calloc(BIG_TAKERS, sizeof(*tk));
 	int takers = _i ? BIG_TAKERS : 0;
-	long rounds = scaled(_i ? 250 : 500);
+	long rounds = test_scaled(_i ? 250 : 500);
 
 	ck_assert_ptr_nonnull(bufs);
 	ck_assert_ptr_nonnull(tx);
@@ -1066,7 +1060,7 @@ START_TEST(broadcast_stress_every_message_or_counted)
 	struct bsender s = { .rng = 99 };
 	struct bthread th = { 0 };
 	pthread_t pth;
-	uint64_t n = (uint64_t)scaled(3000000);
+	uint64_t n = (uint64_t)test_scaled(3000000);
 
 	ck_assert_int_eq(blitz_broadcast_init(&bc, 8, sizeof(struct bmsg)), 0);
 	for (int i = 0; i < R; i++) {
@@ -1274,7 +1268,7 @@ START_TEST(watch_generations_never_go_backwards)
 	struct wthread th[3];
 	pthread_t pt[3];
 	struct wval v0 = wval(0);
-	uint64_t n = (uint64_t)scaled(1000000);
+	uint64_t n = (uint64_t)test_scaled(1000000);
 
 	/* Tasks: one sender, receivers waiting in changed_poll. */
 	ck_assert_int_eq(blitz_watch_init(&wt, sizeof(struct wval), &v0), 0);
@@ -1378,7 +1372,7 @@ START_TEST(select_never_loses_a_message)
 
 	for (int i = 0; i < K; i++)
 		ck_assert_int_eq(blitz_channel_init(&chans[i], 1u << i, sizeof(struct msg)), 0);
-	ledger_init(&l, P, scaled(500000));
+	ledger_init(&l, P, test_scaled(500000));
 	for (int c = 0; c < C; c++) {
 		struct sel_consumer s = { .chans = chans, .l = &l, .rng = 31 + c };
 

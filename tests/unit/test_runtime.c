@@ -42,12 +42,6 @@ static struct blitz_runtime *new_rt(unsigned workers)
 	return rt;
 }
 
-static long scaled(long n)
-{
-	/* Sanitizer runs use fewer tasks (BLITZ_TEST_TIMEOUT_SCALE > 1). */
-	return test_timeout_scale() > 1 ? n / 10 : n;
-}
-
 /* ---------------------------------------------------------------------- */
 
 static _Atomic unsigned char *runs;
@@ -84,7 +78,7 @@ static const struct blitz_task_vtable fanout_vt = BLITZ_TASK_VTABLE(fanout_poll,
 START_TEST(million_tasks_run_exactly_once)
 {
 	test_wake = wake_policies[_i];
-	long n = scaled(1000000), half = n / 2, chunk = 10000;
+	long n = test_scaled(1000000), half = n / 2, chunk = 10000;
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_stats st;
 
@@ -396,7 +390,7 @@ START_TEST(wake_during_poll_is_not_lost)
 {
 	test_wake = wake_policies[_i];
 	struct blitz_runtime *rt = new_rt(2);
-	struct pingpong_wake p = { .target = scaled(100000) };
+	struct pingpong_wake p = { .target = test_scaled(100000) };
 	struct wake_me m = { .p = &p };
 	pthread_t th;
 

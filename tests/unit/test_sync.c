@@ -24,14 +24,6 @@
 
 #define new_rt test_runtime
 
-/* Sanitizer runs (BLITZ_TEST_TIMEOUT_SCALE > 1) do a tenth of the work. */
-static long scaled(long n)
-{
-	long m = test_timeout_scale() > 1 ? n / 10 : n;
-
-	return m > 0 ? m : 1;
-}
-
 static uint64_t rnd(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -486,7 +478,7 @@ START_TEST(semaphore_stress)
 
 	blitz_semaphore_init(&g_sem, SEM_PERMITS);
 	for (int i = 0; i < STRESS_TASKS; i++) {
-		struct sem_task s = { .rng = 0x9e3779b97f4a7c15ull * (i + 1), .iters = scaled(3000) };
+		struct sem_task s = { .rng = 0x9e3779b97f4a7c15ull * (i + 1), .iters = test_scaled(3000) };
 
 		t[i] = blitz_spawn(rt, &sem_task_vt, &s, sizeof(s));
 	}
@@ -496,7 +488,7 @@ START_TEST(semaphore_stress)
 	ck_assert_int_eq(atomic_load(&sem_held), 0);
 	ck_assert_int_gt(atomic_load(&sem_waits), 0);
 	printf("semaphore_stress: %ld acquisitions, %ld queued, %.2f s\n",
-	       STRESS_TASKS * scaled(3000), atomic_load(&sem_waits), now_s() - t0);
+	       STRESS_TASKS * test_scaled(3000), atomic_load(&sem_waits), now_s() - t0);
 	blitz_runtime_free(rt);
 }
 END_TEST
@@ -557,7 +549,7 @@ START_TEST(mutex_stress)
 {
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t[STRESS_TASKS];
-	long iters = scaled(3000);
+	long iters = test_scaled(3000);
 	double t0 = now_s();
 
 	blitz_mutex_init(&g_mtx);
@@ -667,7 +659,7 @@ START_TEST(rwlock_stress)
 {
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t[STRESS_TASKS];
-	long iters = scaled(3000);
+	long iters = test_scaled(3000);
 	double t0 = now_s();
 
 	blitz_rwlock_init(&g_rw);
@@ -735,7 +727,7 @@ START_TEST(barrier_stress)
 {
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t[BAR_N];
-	long gens = scaled(4000);
+	long gens = test_scaled(4000);
 	double t0 = now_s();
 
 	bar_arrived = calloc(gens, sizeof(*bar_arrived));
@@ -799,7 +791,7 @@ START_TEST(barrier_thread_leads_with_try_wait)
 {
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t[3];
-	long gens = scaled(2000);
+	long gens = test_scaled(2000);
 	pthread_t th;
 
 	blitz_barrier_init(&th_bar, 4);
@@ -921,8 +913,8 @@ static void run_notify_one(int consumers, long n)
 
 START_TEST(notify_one_never_loses_a_permit)
 {
-	run_notify_one(1, scaled(10000));
-	run_notify_one(NOTIFY_CONSUMERS, scaled(10000));
+	run_notify_one(1, test_scaled(10000));
+	run_notify_one(NOTIFY_CONSUMERS, test_scaled(10000));
 }
 END_TEST
 
@@ -966,7 +958,7 @@ START_TEST(notify_waiters_wakes_exactly_the_waiting)
 {
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t[NW_WAITERS + 1];
-	long rounds = scaled(300);
+	long rounds = test_scaled(300);
 	double t0 = now_s();
 
 	reset_order();
@@ -1044,7 +1036,7 @@ START_TEST(oncecell_initializes_once)
 {
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t[ONCE_TASKS];
-	long rounds = scaled(500);
+	long rounds = test_scaled(500);
 	double t0 = now_s();
 
 	for (long r = 0; r < rounds; r++) {
@@ -1184,7 +1176,7 @@ START_TEST(cancel_token_tree_wakes_everyone)
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *w[TOK_WAITERS], *c[TOK_CHURN];
 	struct blitz_cancel_token late;
-	long rounds = scaled(40);
+	long rounds = test_scaled(40);
 	double t0 = now_s();
 
 	for (long r = 0; r < rounds; r++) {
@@ -1318,7 +1310,7 @@ START_TEST(try_forms_from_threads_against_tasks)
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t[8];
 	pthread_t th[TH_THREADS];
-	long per_thread = scaled(2000), iters = scaled(2000);
+	long per_thread = test_scaled(2000), iters = test_scaled(2000);
 
 	blitz_mutex_init(&th_mtx);
 	blitz_rwlock_init(&th_rw);
@@ -1489,7 +1481,7 @@ START_TEST(cancel_racing_grant_loses_nothing)
 	struct blitz_mutex m;
 	struct blitz_notify n;
 	struct blitz_task *t[8];
-	long rounds = scaled(300);
+	long rounds = test_scaled(300);
 	int granted_then_cancelled = 0;
 
 	for (long r = 0; r < rounds; r++) {
