@@ -240,6 +240,32 @@ START_TEST(cancel_from_another_thread)
 END_TEST
 
 /*
+ * runtime_without_net - @workers workers on mode @i's backend (as
+ * runtime_on) with an hour's park timeout (TEST_PARK_TIMEOUT_NS); NULL
+ * (nothing left behind) if that backend is not available here.
+ */
+static struct blitz_runtime *runtime_without_net(int i, unsigned workers)
+{
+	struct blitz_runtime *rt;
+	struct blitz_config c;
+
+	blitz_config_default(&c);
+	c.workers = workers;
+	c.backend = test_backend_kinds[backend_of(i)];
+	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
+	if (i >= TEST_BACKENDS)
+		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
+	rt = blitz_runtime_new(&c);
+	unsetenv("BLITZ_IO_URING_RINGS");
+	ck_assert_ptr_nonnull(rt);
+	if (!backend_is(rt, i)) {
+		blitz_runtime_free(rt);
+		return NULL;
+	}
+	return rt;
+}
+
+/*
  * worker_asleep - worker 0 of @rt is blocked in its sleep: its futex word
  * says parked (it chose where to sleep: on the futex, or in its ring and
  * whether to watch the shared one) and its thread ("blitz-worker0", the
@@ -348,23 +374,12 @@ START_TEST(outside_submission_wakes_a_sleeping_worker)
 	struct holder *hp = &h;
 	struct outside_reader r = { 0 }, *done;
 	struct blitz_runtime *rt;
-	struct blitz_config c;
 	struct blitz_task *held, *t;
 	int fds[2];
 
-	blitz_config_default(&c);
-	c.workers = 1;
-	c.backend = test_backend_kinds[backend_of(_i)];
-	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
-	if (_i >= TEST_BACKENDS)
-		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
-	rt = blitz_runtime_new(&c);
-	unsetenv("BLITZ_IO_URING_RINGS");
-	ck_assert_ptr_nonnull(rt);
-	if (!backend_is(rt, _i)) {
-		blitz_runtime_free(rt);
+	rt = runtime_without_net(_i, 1);
+	if (!rt)
 		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
-	}
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	held = blitz_spawn(rt, &holder_vt, &hp, sizeof(hp));
 	ck_assert_ptr_nonnull(held);
@@ -457,22 +472,11 @@ START_TEST(outside_submissions_under_stress)
 	struct feeder_thread f[THREADS];
 	pthread_t th[THREADS];
 	struct blitz_runtime *rt;
-	struct blitz_config c;
 	long outside = 0;
 
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = test_backend_kinds[backend_of(_i)];
-	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
-	if (_i >= TEST_BACKENDS)
-		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
-	rt = blitz_runtime_new(&c);
-	unsetenv("BLITZ_IO_URING_RINGS");
-	ck_assert_ptr_nonnull(rt);
-	if (!backend_is(rt, _i)) {
-		blitz_runtime_free(rt);
+	rt = runtime_without_net(_i, 2);
+	if (!rt)
 		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
-	}
 	for (int i = 0; i < THREADS; i++) {
 		f[i] = (struct feeder_thread){ .rt = rt, .rounds = test_scaled(2000) };
 		ck_assert_int_eq(pipe2(f[i].fds, O_NONBLOCK | O_CLOEXEC), 0);
