@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# models.sh - the spin models of the ring and the idle protocol
+# models.sh - the spin models of the ring, the idle protocol and the I/O watch
 # (tests/model/run: every check exhaustive, bug variants must fail).
 # They do not depend on the build: run them in the plain pass only, not
 # again under each sanitizer.  Skips (77) without spin or gcc.
