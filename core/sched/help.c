@@ -162,18 +162,26 @@ static bool below(const struct blitz_worker *w, const struct blitz_task *t)
 }
 
 /*
+ * cancel_ends_join - does task state @s end its join with -EINTR?  A
+ * cancel does, unless a shield holds it off (then the join goes on, and
+ * sleeps, until the target completes).
+ */
+static bool cancel_ends_join(uint64_t s)
+{
+	return (s & TASK_CANCELLED) && task_shield(s) == 0;
+}
+
+/*
  * joiner_cancelled - was the joining task cancelled (no shield held)?
  * Relaxed: a hint, read again on the next round; the poll's own
  * transitions order what follows.
  */
 static bool joiner_cancelled(const struct blitz_task *joiner)
 {
-	uint64_t s;
-
 	if (!joiner)
 		return false;
-	s = atomic_load_explicit(&((struct blitz_task *)joiner)->state, memory_order_relaxed);
-	return (s & TASK_CANCELLED) && task_shield(s) == 0;
+	return cancel_ends_join(atomic_load_explicit(&((struct blitz_task *)joiner)->state,
+						     memory_order_relaxed));
 }
 
 /*
@@ -190,7 +198,8 @@ static void park_in_join(struct blitz_worker *w, struct blitz_task *joiner)
 {
 	if (joiner) {
 		atomic_store(&w->join_sleeper, joiner);
-		if ((atomic_load(&joiner->state) & TASK_CANCELLED) == 0)
+		/* A shielded joiner's cancel does not end the join: it sleeps. */
+		if (!cancel_ends_join(atomic_load(&joiner->state)))
 			worker_park(w);
 		/* Relaxed: a late clear costs a canceller an unpark for nothing. */
 		atomic_store_explicit(&w->join_sleeper, NULL, memory_order_relaxed);

@@ -289,6 +289,7 @@ struct waiter {
 	_Atomic int in_join;
 	int ret;
 	int cancel_first;		/* cancel the target before the join */
+	int shielded;			/* join under blitz_shield_enter */
 	struct blitz_runtime *rt;
 	unsigned long long parks_before; /* its worker's parks, just before the join */
 };
@@ -304,8 +305,12 @@ static enum blitz_poll waiter_poll(void *arg, struct blitz_cx *cx)
 		blitz_task_cancel(t);
 	s->rt = blitz_cx_runtime(cx);
 	s->parks_before = parks_of(s->rt, blitz_cx_worker(cx));
+	if (s->shielded)
+		blitz_shield_enter(cx);
 	atomic_store(&s->in_join, 1);
 	s->ret = blitz_join(t);
+	if (s->shielded)
+		blitz_shield_exit(cx);
 	if (!blitz_task_done(t))
 		blitz_task_cancel(t);	/* we stopped waiting: do not leave it behind */
 	blitz_task_release(t);
@@ -322,9 +327,9 @@ static bool parked_in_join(const void *arg)
 }
 
 /* start_waiter - a waiter on @rt, once it is inside its join; *@t: its handle. */
-static struct waiter *start_waiter(struct blitz_runtime *rt, struct blitz_task **t)
+static struct waiter *start_waiter(struct blitz_runtime *rt, struct blitz_task **t, int shielded)
 {
-	struct waiter w = { .ret = 1 };
+	struct waiter w = { .ret = 1, .shielded = shielded };
 	struct waiter *s;
 
 	atomic_store(&drops, 0);
@@ -354,7 +359,7 @@ START_TEST(target_cancelled_during_the_join)
 {
 	struct blitz_runtime *rt = new_rt(2);
 	struct blitz_task *t;
-	struct waiter *s = start_waiter(rt, &t);
+	struct waiter *s = start_waiter(rt, &t, 0);
 
 	blitz_task_cancel(s->target);
 	ck_assert_int_eq(blitz_join(t), 0);
@@ -384,7 +389,7 @@ START_TEST(joiner_cancelled_during_the_join)
 	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
 	rt = blitz_runtime_new(&c);
 	ck_assert_ptr_nonnull(rt);
-	s = start_waiter(rt, &t);
+	s = start_waiter(rt, &t, 0);
 	ck_assert_msg(wait_until(parked_in_join, s), "the joiner's worker never slept");
 	blitz_task_cancel(t);
 	/* It ran to READY (the cancel came during its poll): a result, 0. */
@@ -398,12 +403,48 @@ START_TEST(joiner_cancelled_during_the_join)
 }
 END_TEST
 
+/*
+ * The joining task is cancelled while it holds a shield: the join goes
+ * on, and its worker sleeps again (it spun in help() until the target
+ * completed, when park_in_join skipped the park on any cancel).  The
+ * cancel's unpark wakes the worker once; it must park once more, with
+ * nothing else to wake it (one worker, an hour's park timeout).  Then
+ * the target's cancel ends the join as usual.
+ */
+START_TEST(shielded_joiner_cancelled_sleeps_on)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+	struct blitz_task *t;
+	struct waiter *s;
+
+	blitz_config_default(&c);
+	c.workers = 1;
+	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	s = start_waiter(rt, &t, 1);
+	ck_assert_msg(wait_until(parked_in_join, s), "the joiner's worker never slept");
+	s->parks_before = parks_of(rt, 0);
+	blitz_task_cancel(t);
+	ck_assert_msg(wait_until(parked_in_join, s),
+		      "the worker never slept again: the shielded join spins");
+	ck_assert(!blitz_task_done(t));
+	blitz_task_cancel(s->target);
+	ck_assert_int_eq(blitz_join(t), 0);
+	ck_assert_int_eq(s->ret, -ECANCELED);
+	ck_assert_int_eq(atomic_load(&drops), 1);
+	blitz_task_release(t);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 /* Shutdown while a worker waits in a join: -ESHUTDOWN, nothing leaks. */
 START_TEST(shutdown_ends_the_join)
 {
 	struct blitz_runtime *rt = new_rt(1);
 	struct blitz_task *t;
-	struct waiter *s = start_waiter(rt, &t);
+	struct waiter *s = start_waiter(rt, &t, 0);
 
 	blitz_runtime_free(rt);
 	ck_assert_int_eq(s->ret, -ESHUTDOWN);
@@ -704,6 +745,7 @@ static Suite *join_suite(void)
 	tcase_add_test(tc, join_a_cancelled_task);
 	tcase_add_test(tc, target_cancelled_during_the_join);
 	tcase_add_test(tc, joiner_cancelled_during_the_join);
+	tcase_add_test(tc, shielded_joiner_cancelled_sleeps_on);
 	tcase_add_test(tc, shutdown_ends_the_join);
 	tcase_add_test(tc, join_cycle_is_edeadlk);
 	tcase_add_test(tc, block_on_from_a_task);
