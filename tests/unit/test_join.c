@@ -340,6 +340,33 @@ static struct waiter *start_waiter(struct blitz_runtime *rt, struct blitz_task *
 	return s;
 }
 
+/*
+ * lone_sleeper_runtime - one worker and an hour's park timeout: a worker
+ * asleep in a join wakes only for what should wake it.
+ */
+static struct blitz_runtime *lone_sleeper_runtime(void)
+{
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = 1;
+	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	return rt;
+}
+
+/* start_sleeping_waiter - start_waiter, then until its worker sleeps in the join. */
+static struct waiter *start_sleeping_waiter(struct blitz_runtime *rt, struct blitz_task **t,
+					    int shielded)
+{
+	struct waiter *s = start_waiter(rt, t, shielded);
+
+	ck_assert_msg(wait_until(parked_in_join, s), "the joiner's worker never slept");
+	return s;
+}
+
 /* The target is cancelled before the join: the join drops it itself. */
 START_TEST(join_a_cancelled_task)
 {
@@ -379,18 +406,9 @@ END_TEST
  */
 START_TEST(joiner_cancelled_during_the_join)
 {
-	struct blitz_config c;
-	struct blitz_runtime *rt;
+	struct blitz_runtime *rt = lone_sleeper_runtime();
 	struct blitz_task *t;
-	struct waiter *s;
-
-	blitz_config_default(&c);
-	c.workers = 1;
-	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	s = start_waiter(rt, &t, 0);
-	ck_assert_msg(wait_until(parked_in_join, s), "the joiner's worker never slept");
+	struct waiter *s = start_sleeping_waiter(rt, &t, 0);
 	blitz_task_cancel(t);
 	/* It ran to READY (the cancel came during its poll): a result, 0. */
 	ck_assert_int_eq(blitz_join(t), 0);
@@ -413,18 +431,9 @@ END_TEST
  */
 START_TEST(shielded_joiner_cancelled_sleeps_on)
 {
-	struct blitz_config c;
-	struct blitz_runtime *rt;
+	struct blitz_runtime *rt = lone_sleeper_runtime();
 	struct blitz_task *t;
-	struct waiter *s;
-
-	blitz_config_default(&c);
-	c.workers = 1;
-	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	s = start_waiter(rt, &t, 1);
-	ck_assert_msg(wait_until(parked_in_join, s), "the joiner's worker never slept");
+	struct waiter *s = start_sleeping_waiter(rt, &t, 1);
 	s->parks_before = parks_of(rt, 0);
 	blitz_task_cancel(t);
 	ck_assert_msg(wait_until(parked_in_join, s),
