@@ -8,6 +8,7 @@ void owned_init(struct blitz_owned *o)
 	for (unsigned i = 0; i < OWNED_SHARDS; i++) {
 		spin_init(&o->shard[i].lock);
 		o->shard[i].head = NULL;
+		atomic_init(&o->shard[i].done, NULL);
 	}
 	o->closed = false;
 }
@@ -17,12 +18,18 @@ void owned_destroy(struct blitz_owned *o)
 	(void)o;	/* spinlocks need no teardown */
 }
 
-/* owned_insert - false once the runtime is shutting down (closed). */
+/*
+ * owned_insert - @t onto shard @hint % OWNED_SHARDS (the spawning worker's
+ * index, or OWNED_OUTSIDE for a thread that is not one of the runtime's
+ * workers: owned_shard_of); false once the runtime is shutting down
+ * (closed).
+ */
 bool owned_insert(struct blitz_owned *o, struct blitz_task *t, unsigned hint)
 {
-	struct owned_shard *s = &o->shard[hint % OWNED_SHARDS];
+	unsigned shard = hint % OWNED_SHARDS;
+	struct owned_shard *s = &o->shard[shard];
 
-	t->owned_shard = hint % OWNED_SHARDS;
+	t->owned_shard = shard;
 	spin_lock(&s->lock);
 	if (o->closed) {
 		spin_unlock(&s->lock);
@@ -45,20 +52,96 @@ static void unlink_locked(struct owned_shard *s, struct blitz_task *t)
 		s->head = t->owned_next;
 	if (t->owned_next)
 		t->owned_next->owned_prev = t->owned_prev;
-	t->owned_prev = t->owned_next = t;	/* self-linked: off the list */
 }
 
-void owned_remove(struct blitz_owned *o, struct blitz_task *t)
+/*
+ * owned_remove - @t is completing on @worker (-1: not a worker): unlink
+ * it now if @worker inserts into its shard or the shard is the outside
+ * one; else mark it OWNED_DEFERRED, and task_finish ends with
+ * owned_defer.  First in task_finish, so a task unlinked at once is off
+ * the list before its joiner wakes, as a completion has always been.
+ * owned_shard is written by the spawner before the task was queued and
+ * by the thread that completes it: no other thread writes it.
+ */
+void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
 {
-	struct owned_shard *s = &o->shard[t->owned_shard];
+	unsigned shard = t->owned_shard;
+	struct owned_shard *s;
 
+	if (shard != owned_shard_of(worker) && shard != OWNED_OUTSIDE) {
+		if (!(shard & OWNED_OFF))
+			t->owned_shard = shard | OWNED_DEFERRED;
+		return;
+	}
+	s = &o->shard[shard];
 	spin_lock(&s->lock);
-	if (t->owned_next != t)		/* shutdown may have taken it already */
-		unlink_locked(s, t);
+	unlink_locked(s, t);
 	spin_unlock(&s->lock);
 }
 
-/* owned_count - live tasks now (a snapshot: each shard counted under its lock). */
+/*
+ * owned_defer - @t, which owned_remove marked OWNED_DEFERRED, is
+ * COMPLETE: push it onto its shard's done stack with the scheduler's
+ * reference, for the shard's worker to unlink and drop (owned.h).  The
+ * last thing task_finish does with @t.
+ */
+void owned_defer(struct blitz_owned *o, struct blitz_task *t)
+{
+	struct owned_shard *s = &o->shard[t->owned_shard & ~OWNED_DEFERRED];
+	struct blitz_task *head;
+
+	/*
+	 * t->next, the global queue's link, is free: a task that completes
+	 * is on no queue.  Release: our writes to @t (COMPLETE, its link)
+	 * before the drain's acquire exchange; relaxed on failure: we only
+	 * retry with the head it read.
+	 */
+	head = atomic_load_explicit(&s->done, memory_order_relaxed);
+	do
+		t->next = head;
+	while (!atomic_compare_exchange_weak_explicit(&s->done, &head, t, memory_order_release,
+						      memory_order_relaxed));
+}
+
+/*
+ * owned_drain_shard - unlink every task of @s's done stack, then drop
+ * their references (outside the lock: a drop frees the block).
+ * Acquire: pairs with the pushers' release, so their links and writes
+ * are seen.  Any thread may drain: the exchange takes the stack whole.
+ */
+void owned_drain_shard(struct owned_shard *s)
+{
+	struct blitz_task *list = atomic_exchange_explicit(&s->done, NULL, memory_order_acquire);
+
+	if (!list)
+		return;
+	spin_lock(&s->lock);
+	for (struct blitz_task *t = list; t; t = t->next)
+		unlink_locked(s, t);
+	spin_unlock(&s->lock);
+	while (list) {
+		struct blitz_task *t = list;
+
+		list = t->next;
+		task_ref_dec(t);
+	}
+}
+
+/*
+ * task_live - @t, on a list, has not completed.  Acquire: a task whose
+ * COMPLETE we see has dropped its state (task_finish's CAS is acq_rel).
+ */
+static bool task_live(const struct blitz_task *t)
+{
+	return task_lifecycle(atomic_load_explicit(&((struct blitz_task *)t)->state,
+						   memory_order_acquire)) != TASK_COMPLETE;
+}
+
+/*
+ * owned_count - live tasks now (a snapshot: each shard counted under its
+ * lock).  A completed task still on a list, waiting for a drain or for
+ * its completer's unlink, does not count.
+ */
 size_t owned_count(struct blitz_owned *o)
 {
 	size_t n = 0;
@@ -66,20 +149,21 @@ size_t owned_count(struct blitz_owned *o)
 	for (unsigned i = 0; i < OWNED_SHARDS; i++) {
 		spin_lock(&o->shard[i].lock);
 		for (struct blitz_task *t = o->shard[i].head; t; t = t->owned_next)
-			n++;
+			n += task_live(t);
 		spin_unlock(&o->shard[i].lock);
 	}
 	return n;
 }
 
-/* owned_empty - no live task now (a snapshot). */
+/* owned_empty - no live task now (a snapshot, as owned_count). */
 bool owned_empty(struct blitz_owned *o)
 {
 	for (unsigned i = 0; i < OWNED_SHARDS; i++) {
-		bool empty;
+		bool empty = true;
 
 		spin_lock(&o->shard[i].lock);
-		empty = !o->shard[i].head;
+		for (struct blitz_task *t = o->shard[i].head; t && empty; t = t->owned_next)
+			empty = !task_live(t);
 		spin_unlock(&o->shard[i].lock);
 		if (!empty)
 			return false;
@@ -97,17 +181,26 @@ void owned_close(struct blitz_owned *o)
 		spin_unlock(&o->shard[i].lock);
 }
 
-/* owned_pop_any - unlink and return some live task, or NULL if none is left. */
+/*
+ * owned_pop_any - unlink and return some live task, or NULL if none is
+ * left.  For blitz_runtime_free, once no other thread runs tasks: the
+ * done stacks are drained first, so every task left on a list is live;
+ * the one returned is marked OWNED_OFF, and its task_finish's
+ * owned_remove leaves the list alone.
+ */
 struct blitz_task *owned_pop_any(struct blitz_owned *o)
 {
 	for (unsigned i = 0; i < OWNED_SHARDS; i++) {
 		struct owned_shard *s = &o->shard[i];
 		struct blitz_task *t;
 
+		owned_drain_shard(s);
 		spin_lock(&s->lock);
 		t = s->head;
-		if (t)
+		if (t) {
 			unlink_locked(s, t);
+			t->owned_shard = OWNED_OFF;
+		}
 		spin_unlock(&s->lock);
 		if (t)
 			return t;

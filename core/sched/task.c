@@ -143,8 +143,9 @@ void task_ref_dec(struct blitz_task *t)
 
 /*
  * task_finish - the task completed (or is cancelled): drop its state,
- * take it off the live list, mark it COMPLETE, wake the joiner, and give
- * back the scheduler's reference.
+ * take it off the live list (now, or at its shard's next drain: owned.h),
+ * mark it COMPLETE, wake the joiner, and give back the scheduler's
+ * reference (a deferred one with the list's).
  */
 void task_finish(struct blitz_task *t, int worker, int cancelled)
 {
@@ -152,7 +153,7 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 
 	if (t->vtable->drop)
 		t->vtable->drop(task_user(t));
-	owned_remove(&t->rt->owned, t);
+	owned_remove(&t->rt->owned, t, worker);
 	/* Relaxed: a first guess; task_cas confirms it. */
 	s = atomic_load_explicit(&t->state, memory_order_relaxed);
 	/*
@@ -176,7 +177,11 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	/* JOIN_WAKER was set before COMPLETE: the joiner no longer touches it. */
 	if (s & TASK_JOIN_WAKER)
 		blitz_waker_wake(&t->join_waker);
-	task_ref_dec(t);
+	/* The scheduler's reference: now, or with the list's (owned.h). */
+	if (__builtin_expect(t->owned_shard & OWNED_DEFERRED, 0))
+		owned_defer(&t->rt->owned, t);
+	else
+		task_ref_dec(t);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -492,7 +497,7 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		       rt->cfg.trace_sample <= 1 || nth % rt->cfg.trace_sample == 0);
 	if (!t)
 		return NULL;
-	if (!owned_insert(&rt->owned, t, w ? w->index : OWNED_SHARDS - 1)) {
+	if (!owned_insert(&rt->owned, t, w ? w->index : OWNED_OUTSIDE)) {
 		task_cache_free(t);
 		errno = ESHUTDOWN;
 		return NULL;

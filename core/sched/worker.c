@@ -878,6 +878,8 @@ void worker_park(struct blitz_worker *w)
 	if (wake_park_final_check(w))
 		runtime_notify_parked(rt, (int)w->index);
 
+	/* What completed elsewhere is not held across our sleep. */
+	owned_drain(&rt->owned, w->index);
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
 	hist_parked(w, timeout);
@@ -987,6 +989,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 	hist_tick(w, &w->hist, start);
 	exit_flush_tick(w, start);
 	wake_tick_start(w, start);
+	owned_drain(&w->rt->owned, w->index);	/* tasks of ours completed elsewhere */
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
 	/* --- timers (core/time/driver.c): worker 0 drives the wheel. --- */

@@ -30,7 +30,7 @@ static struct blitz_task *new_task(void)
 	struct blitz_task *t = task_alloc(rt, &never_vt, NULL, 0, 1, true);
 
 	ck_assert_ptr_nonnull(t);
-	ck_assert(owned_insert(&rt->owned, t, 0));
+	ck_assert(owned_insert(&rt->owned, t, OWNED_OUTSIDE));	/* as this thread spawns: its release is at once */
 	return t;
 }
 
@@ -49,6 +49,41 @@ START_TEST(spawned_task_is_scheduled_with_two_refs)
 	ck_assert_uint_eq(life(t), TASK_COMPLETE);
 	ck_assert_uint_eq(refs(t), 1);
 	blitz_task_release(t);
+}
+END_TEST
+
+/*
+ * A task of worker 0's shard completed by another thread is not unlinked
+ * there (core/sched/owned.h): it waits on the shard's done stack with the
+ * scheduler's reference, does not count as live, and worker 0's drain
+ * unlinks it and drops the reference.  A second one is left on the stack
+ * for owned_pop_any, shutdown's loop, which drains it and finds no live
+ * task.
+ */
+START_TEST(completed_elsewhere_is_released_at_the_drain)
+{
+	struct blitz_task *a = task_alloc(rt, &never_vt, NULL, 0, 1, true);
+	struct blitz_task *b = task_alloc(rt, &never_vt, NULL, 0, 1, true);
+
+	ck_assert(a && b);
+	ck_assert(owned_insert(&rt->owned, a, 0));
+	ck_assert(owned_insert(&rt->owned, b, 0));
+	ck_assert_uint_eq(blitz_runtime_live_tasks(rt), 2);
+	task_finish(a, -1, 1);
+	ck_assert_uint_eq(life(a), TASK_COMPLETE);
+	ck_assert_uint_eq(refs(a), 2);		/* the done stack holds the scheduler's */
+	ck_assert_uint_eq(blitz_runtime_live_tasks(rt), 1);
+	owned_drain(&rt->owned, 0);
+	ck_assert_uint_eq(refs(a), 1);		/* the handle's, only */
+	ck_assert_ptr_eq(rt->owned.shard[0].head, b);
+	task_finish(b, -1, 1);
+	ck_assert_uint_eq(refs(b), 2);
+	ck_assert_uint_eq(blitz_runtime_live_tasks(rt), 0);
+	ck_assert_ptr_null(owned_pop_any(&rt->owned));
+	ck_assert_uint_eq(refs(b), 1);
+	ck_assert_ptr_null(rt->owned.shard[0].head);
+	blitz_task_release(a);
+	blitz_task_release(b);
 }
 END_TEST
 
@@ -242,6 +277,7 @@ static Suite *task_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, spawned_task_is_scheduled_with_two_refs);
+	tcase_add_test(tc, completed_elsewhere_is_released_at_the_drain);
 	tcase_add_test(tc, idle_wake_schedules_once);
 	tcase_add_test(tc, a_stamp_is_read_by_the_next_poll_only);
 	tcase_add_test(tc, wake_while_running_is_not_lost);
