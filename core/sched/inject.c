@@ -17,6 +17,21 @@ void inject_init(struct blitz_inject *q)
 	q->head = q->tail = NULL;
 }
 
+/*
+ * inject_forget - empty @q without touching what it links: for
+ * blitz_runtime_free once its workers are joined, whose drops free tasks
+ * that may still be linked here (a later push would write into the
+ * freed tail).
+ */
+void inject_forget(struct blitz_inject *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->head = q->tail = NULL;
+	/* seq_cst: as every store of len (the file comment); nobody waits on it here. */
+	atomic_store(&q->len, 0);
+	pthread_mutex_unlock(&q->lock);
+}
+
 void inject_destroy(struct blitz_inject *q)
 {
 	pthread_mutex_destroy(&q->lock);

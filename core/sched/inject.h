@@ -26,6 +26,7 @@ struct blitz_inject {
 
 void inject_init(struct blitz_inject *q);
 void inject_destroy(struct blitz_inject *q);
+void inject_forget(struct blitz_inject *q);
 void inject_push(struct blitz_inject *q, struct blitz_task *t);
 void inject_push_batch(struct blitz_inject *q, struct blitz_task *first,
 		       struct blitz_task *last, size_t n);

@@ -58,10 +58,11 @@ static void unlink_locked(struct owned_shard *s, struct blitz_task *t)
  * owned_remove - @t is completing on @worker (-1: not a worker): unlink
  * it now if @worker inserts into its shard or the shard is the outside
  * one; else mark it OWNED_DEFERRED, and task_finish ends with
- * owned_defer.  First in task_finish, so a task unlinked at once is off
- * the list before its joiner wakes, as a completion has always been.
- * owned_shard is written by the spawner before the task was queued and
- * by the thread that completes it: no other thread writes it.
+ * owned_defer.  Called right after the task's drop, before COMPLETE, so
+ * a task unlinked at once is off the list before its joiner wakes, as a
+ * completion has always been.  owned_shard is written by the spawner
+ * before the task was queued, by the thread that completes it, and by
+ * owned_pop_any once no worker runs: never two at once.
  */
 void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
 {
@@ -92,7 +93,10 @@ void owned_defer(struct blitz_owned *o, struct blitz_task *t)
 
 	/*
 	 * t->next, the global queue's link, is free: a task that completes
-	 * is on no queue.  Release: our writes to @t (COMPLETE, its link)
+	 * on a worker or a helping thread was taken off its queue to run (a
+	 * task that blitz_runtime_free's loop finishes may still be linked in
+	 * the forgotten global queue, but it is OWNED_OFF and never comes
+	 * here).  Release: our writes to @t (COMPLETE, its link)
 	 * before the drain's acquire exchange; relaxed on failure: we only
 	 * retry with the head it read.
 	 */

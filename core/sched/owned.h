@@ -13,11 +13,15 @@
  * and drops the reference at its next tick or park (owned_drain).  So a
  * shard's lock and links stay in the cache of the worker that spawns
  * there; before, a completion on another CPU took the spawner's lock and
- * wrote its neighbours' links from there.  The outside shard has no such
- * worker (its spawner may never wait for the runtime again): its tasks
- * are unlinked at once, under its lock, by whoever completes them.  The
- * cost: the block of a task completed elsewhere is freed at the drain,
- * up to a park timeout later if its spawner sleeps meanwhile.
+ * wrote its neighbours' links from there.  The outside shard's tasks are
+ * unlinked at once, under its lock, by whoever completes them: a thread
+ * that is not a worker may never wait for the runtime again, so no drain
+ * of that shard could be counted on (with 16 workers or more, workers
+ * 15, 31, ... insert there too, and keep that path).  The cost: the
+ * block of a task completed elsewhere is held until the drain, at its
+ * spawner's next tick or park: behind a long poll of the spawner as long
+ * as the poll, and for a push that comes after the drain before a park,
+ * until the spawner wakes (a park timeout at most).
  * Measurements: experiments/task-alloc/README.md, History 2026-11-29.
  *
  * Invariants: a task on a shard's list is alive (the scheduler's

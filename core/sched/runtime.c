@@ -450,18 +450,26 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	 */
 	blocking_pool_shutdown(&rt->blocking);
 	/*
-	 * The workers are gone: the queues (LIFO slots, rings, batch buffers,
-	 * the global queue) hold no references, so forget them; every task
-	 * that has not completed is still on the live list, queued or waiting.
-	 * Cancel and drop each of them (a drop may release other handles).
+	 * The workers are gone: every task that has not completed is still on
+	 * the live list, queued or waiting (owned_pop_any drains the done
+	 * stacks, whose tasks are complete).  Cancel and drop each of them (a
+	 * drop may release other handles).  The queues are not read again;
+	 * the global one is forgotten before each drop: the drop may free a
+	 * task still linked there, and a wake during a later drop pushes onto
+	 * that queue (from this thread, not a worker), which would write into
+	 * the freed tail (found by a review, 2026-11-29;
+	 * task:runtime_free_wakes_during_its_drops).
 	 */
 	/*
 	 * Operations still in flight hold references to their tasks: cancel
 	 * them and collect the completions, so every task can be freed.
 	 */
 	io_driver_shutdown(&rt->io);
-	while ((t = owned_pop_any(&rt->owned)))
+	while ((t = owned_pop_any(&rt->owned))) {
+		inject_forget(&rt->inject);
 		task_finish(t, -1, 1);
+	}
+	inject_forget(&rt->inject);
 	runtime_timers_free(rt);	/* after the drops, which may cancel sleeps */
 	io_driver_deinit(&rt->io);
 	inject_destroy(&rt->inject);

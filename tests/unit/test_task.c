@@ -87,6 +87,36 @@ START_TEST(completed_elsewhere_is_released_at_the_drain)
 }
 END_TEST
 
+/*
+ * blitz_runtime_free's loop drops a detached task A still linked at the
+ * global queue's tail (a block of its own size, freed at once), then
+ * finishes C, whose completion wakes its joiner J: the wake pushes J onto
+ * the global queue.  Before the queue was forgotten before each drop,
+ * that push wrote into A's freed block: AddressSanitizer's build of this
+ * test reports it (a plain build cannot see it).  Shards: A 0, C 1, J 2,
+ * the order owned_pop_any takes them.
+ */
+START_TEST(runtime_free_wakes_during_its_drops)
+{
+	struct blitz_runtime *r = test_runtime(1);
+	static char big[1024];		/* past the task cache's classes: malloc'd, freed */
+	struct blitz_task *a = task_alloc(r, &never_vt, big, sizeof(big), 0, false);
+	struct blitz_task *j = task_alloc(r, &never_vt, NULL, 0, 0, false);
+	struct blitz_task *c = task_alloc(r, &never_vt, NULL, 0, 0, false);
+
+	ck_assert(a && j && c);
+	ck_assert(owned_insert(&r->owned, a, 0));
+	inject_push(&r->inject, a);
+	ck_assert(owned_insert(&r->owned, j, 2));
+	atomic_fetch_and(&j->state, ~TASK_LIFECYCLE_MASK);	/* IDLE: waits for C */
+	ck_assert(owned_insert(&r->owned, c, 1));
+	task_ref_inc(j);				/* C's join waker's reference */
+	c->join_waker = (struct blitz_waker){ .data = j, .vtable = &task_waker_vtable };
+	atomic_fetch_or(&c->state, TASK_JOIN_WAKER);
+	blitz_runtime_free(r);
+}
+END_TEST
+
 START_TEST(idle_wake_schedules_once)
 {
 	struct blitz_task *t = new_task();
@@ -278,6 +308,7 @@ static Suite *task_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, spawned_task_is_scheduled_with_two_refs);
 	tcase_add_test(tc, completed_elsewhere_is_released_at_the_drain);
+	tcase_add_test(tc, runtime_free_wakes_during_its_drops);
 	tcase_add_test(tc, idle_wake_schedules_once);
 	tcase_add_test(tc, a_stamp_is_read_by_the_next_poll_only);
 	tcase_add_test(tc, wake_while_running_is_not_lost);
