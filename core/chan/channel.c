@@ -115,6 +115,21 @@ void blitz_channel_destroy(struct blitz_channel *ch)
 	ch->owns_slots = 0;
 }
 
+/*
+ * closed_seen - a send or receive found the closed mark: -EPIPE, after an
+ * acquire load of tail that pairs with close's release, so what the closer
+ * did before blitz_channel_close (its last receive from another channel,
+ * its writes) happens before the caller's return.  Without it a task that
+ * sees its input closed, finishes, and is joined could let the joiner free
+ * a channel the closer still read (a chain of stages, as sched-bench's
+ * pipeline tears down).  The mark is never cleared, so the load sees it.
+ */
+static int closed_seen(struct blitz_channel *ch)
+{
+	(void)atomic_load_explicit(TAIL(ch), memory_order_acquire);
+	return -EPIPE;
+}
+
 int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
 {
 	/* Relaxed: only a starting guess; the slot's sequence decides. */
@@ -125,7 +140,7 @@ int blitz_channel_try_send(struct blitz_channel *ch, const void *elem)
 		int64_t diff;
 
 		if (t & CLOSED_BIT)
-			return -EPIPE;
+			return closed_seen(ch);
 		seq = slot_seq(ch, t);
 		/*
 		 * Acquire: pairs with the release store of the receiver that
@@ -204,7 +219,7 @@ int blitz_channel_try_recv(struct blitz_channel *ch, void *elem)
 			uint64_t h2;
 
 			if ((t & ~CLOSED_BIT) == h)
-				return (t & CLOSED_BIT) ? -EPIPE : -EAGAIN;
+				return (t & CLOSED_BIT) ? closed_seen(ch) : -EAGAIN;
 			h2 = atomic_load_explicit(HEAD(ch), memory_order_relaxed);	/* a guess */
 			if (h2 == h)
 				return -EAGAIN;	/* a send in progress (see chan_pass_on) */
@@ -319,8 +334,9 @@ void blitz_channel_close(struct blitz_channel *ch)
 	/*
 	 * The mark is ordered against waiters by the seq_cst fence that
 	 * begins cwl_notify_all (a waiter either is counted there, or its
-	 * retry sees the mark); relaxed would do, acq_rel costs nothing more
-	 * on a read-modify-write.
+	 * retry sees the mark).  Release: pairs with closed_seen's acquire,
+	 * so the closer's earlier work happens before any -EPIPE return;
+	 * acquire costs nothing more on a read-modify-write.
 	 */
 	uint64_t prev = atomic_fetch_or_explicit(TAIL(ch), CLOSED_BIT, memory_order_acq_rel);
 
@@ -332,8 +348,8 @@ void blitz_channel_close(struct blitz_channel *ch)
 
 bool blitz_channel_is_closed(const struct blitz_channel *ch)
 {
-	/* Relaxed: a snapshot. */
-	return atomic_load_explicit(TAIL(ch), memory_order_relaxed) & CLOSED_BIT;
+	/* Acquire: a true answer orders like -EPIPE does (closed_seen). */
+	return atomic_load_explicit(TAIL(ch), memory_order_acquire) & CLOSED_BIT;
 }
 
 size_t blitz_channel_len(const struct blitz_channel *ch)
