@@ -32,14 +32,10 @@
 
 #define TAIL(bc) WL_U64(&(bc)->tail)
 
+/* slot_seq - slot pos's sequence word; the value's words follow it (seq + 1). */
 static inline _Atomic uint64_t *slot_seq(const struct blitz_broadcast *bc, uint64_t pos)
 {
 	return WL_U64(bc->slots + (size_t)(pos & bc->mask) * bc->stride);
-}
-
-static inline _Atomic uint64_t *slot_words(const struct blitz_broadcast *bc, uint64_t pos)
-{
-	return slot_seq(bc, pos) + 1;
 }
 
 static size_t stride_of(size_t elem_size)
@@ -100,15 +96,24 @@ void blitz_broadcast_destroy(struct blitz_broadcast *bc)
 	bc->owns_slots = 0;
 }
 
-static void send_lock(struct blitz_broadcast *bc)
+static __attribute__((noinline)) void send_lock_slow(struct blitz_broadcast *bc)
 {
 	unsigned spins = 0;
 
-	/* Acquire: we see the previous sender's tail and slot writes. */
-	while (atomic_exchange_explicit(WL_U32(&bc->send_lock), 1, memory_order_acquire))
+	do {
 		/* Relaxed: only waits for the holder's release; the exchange acquires. */
 		while (atomic_load_explicit(WL_U32(&bc->send_lock), memory_order_relaxed))
 			spin_backoff(&spins);
+		/* Acquire: as in send_lock. */
+	} while (atomic_exchange_explicit(WL_U32(&bc->send_lock), 1, memory_order_acquire));
+}
+
+/* send_lock - one exchange inline; the wait, which a lone sender never has, apart. */
+static inline void send_lock(struct blitz_broadcast *bc)
+{
+	/* Acquire: we see the previous sender's tail and slot writes. */
+	if (atomic_exchange_explicit(WL_U32(&bc->send_lock), 1, memory_order_acquire))
+		send_lock_slow(bc);
 }
 
 static void send_unlock(struct blitz_broadcast *bc)
@@ -138,7 +143,7 @@ int blitz_broadcast_send(struct blitz_broadcast *bc, const void *elem)
 	 */
 	atomic_store_explicit(seq, 2 * p + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	words_store(slot_words(bc, p), elem, bc->elem_size);
+	words_store(seq + 1, elem, bc->elem_size);
 	/* Release: a reader that loads 2p+2 with acquire sees the whole value. */
 	atomic_store_explicit(seq, 2 * p + 2, memory_order_release);
 	/* Release: a reader that sees tail > p sees seq >= 2p+2 for slot p. */
@@ -189,7 +194,8 @@ unsigned blitz_broadcast_receivers(const struct blitz_broadcast *bc)
  * oldest message that can still be read is q - capacity + 1 (q replaced
  * q - capacity).  Skip there and report it.
  */
-static int lapped(struct blitz_broadcast_rx *rx, uint64_t s, uint64_t *missed)
+static __attribute__((noinline, cold)) int lapped(struct blitz_broadcast_rx *rx, uint64_t s,
+						  uint64_t *missed)
 {
 	uint64_t q = (s - 1) / 2;	/* 2q+1 (writing) or 2q+2 (written) */
 	uint64_t next = q - rx->bc->mask;
@@ -199,31 +205,61 @@ static int lapped(struct blitz_broadcast_rx *rx, uint64_t s, uint64_t *missed)
 	return -EOVERFLOW;
 }
 
+/*
+ * nothing_new - the receiver is at tail: -EAGAIN, or -EPIPE once closed.
+ * Closed is read after tail here, so tail is read again: acquire on closed
+ * pairs with close's release (under send_lock, after every send), so the
+ * tail read after it is final, and a send between our first read and the
+ * close is received, not lost behind -EPIPE.
+ */
+static __attribute__((noinline, cold)) int nothing_new(struct blitz_broadcast_rx *rx, void *elem,
+							uint64_t *missed)
+{
+	struct blitz_broadcast *bc = rx->bc;
+
+	if (!atomic_load_explicit(WL_U32(&bc->closed), memory_order_acquire))
+		return -EAGAIN;
+	/* Acquire: as in try_recv; after the acquire of closed, the final tail. */
+	if (atomic_load_explicit(TAIL(bc), memory_order_acquire) != rx->pos)
+		return blitz_broadcast_try_recv(rx, elem, missed);	/* sent before the close */
+	return -EPIPE;
+}
+
+/* lapped_whole - a sender is more than a ring ahead: skip to t - capacity. */
+static __attribute__((noinline, cold)) int lapped_whole(struct blitz_broadcast_rx *rx, uint64_t t,
+							 uint64_t *missed)
+{
+	uint64_t oldest = t - (rx->bc->mask + 1);
+
+	*missed = oldest - rx->pos;
+	rx->pos = oldest;
+	return -EOVERFLOW;
+}
+
+/*
+ * The hot path is the lines below and a copy of one word (callgrind,
+ * sync-bench broadcast_send_recv4: 69 instructions a receive with the rare
+ * outcomes inline, where registers for them were saved on every call).
+ */
 int blitz_broadcast_try_recv(struct blitz_broadcast_rx *rx, void *elem, uint64_t *missed)
 {
 	struct blitz_broadcast *bc = rx->bc;
-	uint64_t pos = rx->pos, cap = bc->mask + 1;
-	/* Acquire: if closed, every send is done, and the tail below is final. */
-	uint32_t closed = atomic_load_explicit(WL_U32(&bc->closed), memory_order_acquire);
+	uint64_t pos = rx->pos;
 	/* Acquire: pairs with the sender's release store of tail. */
 	uint64_t t = atomic_load_explicit(TAIL(bc), memory_order_acquire);
 	_Atomic uint64_t *seq;
 	uint64_t s1, s2;
 
 	if (pos == t)
-		return closed ? -EPIPE : -EAGAIN;
-	if (t - pos > cap) {
-		/* Lapped by whole messages: the oldest retained is t - cap. */
-		*missed = t - cap - pos;
-		rx->pos = t - cap;
-		return -EOVERFLOW;
-	}
+		return nothing_new(rx, elem, missed);
+	if (t - pos > bc->mask + 1)
+		return lapped_whole(rx, t, missed);
 	seq = slot_seq(bc, pos);
 	/* Acquire: pairs with the release store of 2pos+2: the copy sees the value. */
 	s1 = atomic_load_explicit(seq, memory_order_acquire);
 	if (s1 != 2 * pos + 2)
 		return lapped(rx, s1, missed);	/* s1 > 2pos+2: tail > pos made it >= */
-	words_load(elem, slot_words(bc, pos), bc->elem_size);
+	words_load(elem, seq + 1, bc->elem_size);
 	/*
 	 * Acquire fence, then relaxed: if the copy read any word of a later
 	 * message, the sequence reads odd or newer (see the sender's fence).

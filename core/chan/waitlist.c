@@ -241,27 +241,10 @@ static void wake_rec(struct wake_rec *r)
 	blitz_waker_wake(&r->waker);
 }
 
-/*
- * waiting - how many wait (0: nobody to wake): the notifier's half of the
- * handshake (waitlist.h).
- */
-static uint32_t waiting(struct blitz_chan_waitlist *wl)
-{
-	/*
-	 * seq_cst fence: orders the caller's publish before the len load,
-	 * against the owner's len store followed by its fence and its retry.
-	 * Relaxed load: the fence does the ordering.
-	 */
-	atomic_thread_fence(memory_order_seq_cst);
-	return atomic_load_explicit(WL_U32(&wl->len), memory_order_relaxed);
-}
-
-void cwl_notify_one(struct blitz_chan_waitlist *wl)
+void cwl_wake_one(struct blitz_chan_waitlist *wl)
 {
 	struct wake_rec r;
 
-	if (!waiting(wl))
-		return;
 	cwl_lock(wl);
 	if (!wl->head) {
 		cwl_unlock(wl);
@@ -273,7 +256,7 @@ void cwl_notify_one(struct blitz_chan_waitlist *wl)
 }
 
 /*
- * cwl_notify_all - on a wake-all list (broadcast, watch), wake the waiters
+ * cwl_wake_all - on a wake-all list (broadcast, watch), wake the waiters
  * queued when it starts, at most that many: a woken task that queues again
  * at once is not woken a second time by the same send, which could go on
  * for as long as receivers keep up.  This is exact because wake-all lists
@@ -286,10 +269,9 @@ void cwl_notify_one(struct blitz_chan_waitlist *wl)
  * a retry fails only while a sender is between claiming a slot and
  * publishing it, a few instructions.
  */
-void cwl_notify_all(struct blitz_chan_waitlist *wl)
+void cwl_wake_all(struct blitz_chan_waitlist *wl, uint32_t left)
 {
 	struct wake_rec r[WAKE_BATCH];
-	uint32_t left = waiting(wl);
 	uint32_t n;
 
 	while (left) {

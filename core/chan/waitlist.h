@@ -105,13 +105,41 @@ void cwl_finish(struct blitz_chan_waiter *w);
 /* cwl_cancel - the owner gives up: take @w back, or pass its notification on. */
 void cwl_cancel(struct blitz_chan_waiter *w);
 
+/* The slow halves of the notifies below, under the lock (waitlist.c). */
+void cwl_wake_one(struct blitz_chan_waitlist *wl);
+void cwl_wake_all(struct blitz_chan_waitlist *wl, uint32_t left);
+
+/*
+ * cwl_waiting - how many wait (0: nobody to wake): the notifier's half of
+ * the handshake above.  seq_cst fence: orders the caller's publish before
+ * the len load, against the owner's len store followed by its fence and
+ * its retry.  Relaxed load: the fence does the ordering.
+ */
+static inline uint32_t cwl_waiting(struct blitz_chan_waitlist *wl)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	return atomic_load_explicit(WL_U32(&wl->len), memory_order_relaxed);
+}
+
 /*
  * cwl_notify_one / cwl_notify_all - after publishing: wake the first waiter
- * (or every waiter).  Each begins with fence(seq_cst), the notifier's half
- * of the handshake, and takes the lock only when someone waits.
+ * (or every waiter).  Each begins with the fence of cwl_waiting and takes
+ * the lock only when someone waits.  Inline: every successful channel
+ * send and receive asks, and nobody waits in the common case.
  */
-void cwl_notify_one(struct blitz_chan_waitlist *wl);
-void cwl_notify_all(struct blitz_chan_waitlist *wl);
+static inline void cwl_notify_one(struct blitz_chan_waitlist *wl)
+{
+	if (cwl_waiting(wl))
+		cwl_wake_one(wl);
+}
+
+static inline void cwl_notify_all(struct blitz_chan_waitlist *wl)
+{
+	uint32_t left = cwl_waiting(wl);
+
+	if (left)
+		cwl_wake_all(wl, left);
+}
 
 
 #endif
