@@ -134,24 +134,6 @@ static bool register_waker(struct blitz_task *t, struct blitz_worker *w, bool *m
 	}
 }
 
-/*
- * unregister_waker - a join that set @t's waker leaves before @t
- * completed: take it back, unless the completion already saw the bit
- * (then it calls the waker, an unpark for nothing).
- */
-static void unregister_waker(struct blitz_task *t)
-{
-	uint64_t s = task_state_load(t);
-
-	while (task_lifecycle(s) != TASK_COMPLETE) {
-		/* acq_rel: as register_waker (task.c's transitions). */
-		if (atomic_compare_exchange_weak_explicit(&t->state, &s, s & ~TASK_JOIN_WAKER,
-							  memory_order_acq_rel,
-							  memory_order_acquire))
-			return;
-	}
-}
-
 /* below - is @t polled lower on this stack (the joiner of a frame)? */
 static bool below(const struct blitz_worker *w, const struct blitz_task *t)
 {
@@ -261,7 +243,7 @@ static int help(struct blitz_worker *w, struct blitz_task *t, struct help_frame 
 		park_in_join(w, f->joiner);
 	}
 	if (ret && mine)
-		unregister_waker(t);
+		task_take_back_join_waker(t);	/* else its call is an unpark for nothing */
 	return ret;
 }
 

@@ -97,6 +97,8 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	owned_init(&rt->owned);
 	task_depot_init(&rt->depot);
 	atomic_init(&rt->shutdown, false);
+	atomic_init(&rt->outside_joins, 0);
+	atomic_init(&rt->outside_polling, 0);
 	atomic_init(&rt->started, false);
 	atomic_init(&rt->stopped_polling, 0);
 	atomic_init(&rt->external_spawned, 0);
@@ -331,20 +333,82 @@ static bool outside_stack_room(void)
 }
 
 /*
+ * help_outside - run one task of @rt's global queue from a thread that is
+ * not a worker: 1 if it ran one, 0 if the queue was empty, -1 once the
+ * runtime shuts down (the caller stops helping).
+ *
+ * blitz_runtime_free drops every task that has not completed, so none
+ * may be inside a poll here while it does: outside_polling counts us
+ * first, then we test the flag; the free sets the flag, then waits for
+ * the count to fall to zero before its drops.  Both sides seq_cst (a
+ * Dekker pair): either we see the flag and run nothing, or the free sees
+ * our count and waits for the poll.  A poll that joins in turn (nested
+ * here) ends its join with -ESHUTDOWN (wait_outside), so the wait ends.
+ */
+static int help_outside(struct blitz_runtime *rt, struct blitz_task *joiner)
+{
+	struct blitz_task *other = NULL;
+
+	atomic_fetch_add_explicit(&rt->outside_polling, 1, memory_order_seq_cst);
+	if (!atomic_load_explicit(&rt->shutdown, memory_order_seq_cst))
+		other = inject_pop(&rt->inject);
+	if (other) {
+		worker_run_task(NULL, other);
+		current_task = joiner;	/* the poll leaves it NULL */
+	}
+	/* Release: the poll's writes come before the free's drops (its acquire load). */
+	atomic_fetch_sub_explicit(&rt->outside_polling, 1, memory_order_release);
+	if (other)
+		return 1;
+	/* Acquire: pairs with the free's store; only whether to stop. */
+	return atomic_load_explicit(&rt->shutdown, memory_order_acquire) ? -1 : 0;
+}
+
+/*
+ * leave_early - a join inside a task's poll ends before @t completed (the
+ * runtime shuts down): take the waker back, or, if @t's completion already
+ * took it, wait for its call (it is on our stack).
+ */
+static void leave_early(struct blitz_task *t, struct thread_waker *tw)
+{
+	if (task_take_back_join_waker(t))
+		return;
+	/* Acquire: as in wait_outside; the completer calls us in task_finish. */
+	while (!atomic_load_explicit(&tw->woken, memory_order_acquire))
+		sched_yield();
+}
+
+/*
  * wait_outside - wait for @t from a non-worker thread.  With @help, run
  * queued tasks meanwhile, while the stack has room for them
  * (outside_stack_room).  The waker lives on our stack, so once it is
- * registered we return only after the completer has called it.
+ * registered we return only after the completer has called it, or
+ * after taking it back.
+ *
+ * blitz_runtime_free may run meanwhile (a join begun before it was
+ * called): it stops the helping (help_outside), drops @t, which wakes us,
+ * and frees the runtime only once outside_joins, which counts the joins
+ * that read the runtime, is back to zero.  A join inside the poll of a
+ * task this thread helps with (a nested one) returns -ESHUTDOWN then, as
+ * a worker's does (help.c): the free waits for that poll to return.
  */
 static int wait_outside(struct blitz_task *t, bool help)
 {
+	struct blitz_runtime *rt = t->rt;
+	struct blitz_task *joiner = current_task;	/* set: nested in a helped poll */
 	struct thread_waker tw = { .woken = 0 };
 	uint64_t s = task_state_load(t);
-	bool registered = false;
+	bool registered = false, counted = help || joiner;
+	int ret = 0;
 
+	if (task_lifecycle(s) == TASK_COMPLETE)
+		return blitz_task_cancelled(t) ? -ECANCELED : 0;
 	help = help && outside_stack_room();
+	/* Relaxed: ordered by the helping's seq_cst pair and the final release. */
+	if (counted)
+		atomic_fetch_add_explicit(&rt->outside_joins, 1, memory_order_relaxed);
 
-	if (task_lifecycle(s) != TASK_COMPLETE && !(s & TASK_JOIN_WAKER)) {
+	if (!(s & TASK_JOIN_WAKER)) {
 		t->join_waker = thread_clone(&tw);
 		for (;;) {
 			if (task_lifecycle(s) == TASK_COMPLETE)
@@ -365,12 +429,19 @@ static int wait_outside(struct blitz_task *t, bool help)
 	/* Acquire: pairs with thread_wake's release store: the final state is visible. */
 	while (registered ? !atomic_load_explicit(&tw.woken, memory_order_acquire)
 			  : task_lifecycle(task_state_load(t)) != TASK_COMPLETE) {
-		struct blitz_task *other = help ? inject_pop(&t->rt->inject) : NULL;
 		struct timespec ts = { 0, 1000000 };
+		int ran = help ? help_outside(rt, joiner) : 0;
 
-		if (other) {
-			worker_run_task(NULL, other);
+		if (ran > 0)
 			continue;
+		if (ran < 0)
+			help = false;
+		/* Acquire: as in help_outside. */
+		if (joiner && atomic_load_explicit(&rt->shutdown, memory_order_acquire)) {
+			if (registered)
+				leave_early(t, &tw);
+			ret = -ESHUTDOWN;
+			break;
 		}
 		events_outside_wait();	/* what it logged, before it sleeps */
 		if (registered)
@@ -378,6 +449,11 @@ static int wait_outside(struct blitz_task *t, bool help)
 		else
 			sched_yield();
 	}
+	/* Release: our last read of the runtime comes before the free's (acquire). */
+	if (counted)
+		atomic_fetch_sub_explicit(&rt->outside_joins, 1, memory_order_release);
+	if (ret)
+		return ret;
 	return blitz_task_cancelled(t) ? -ECANCELED : 0;
 }
 
@@ -434,8 +510,12 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	exit_flush_unregister(rt);		/* its workers hand over at their exit */
 	owned_close(&rt->owned);		/* no new tasks from here on */
 	events_outside_wait();			/* what this thread logged */
-	/* Release: pairs with the workers' acquire load of the flag. */
-	atomic_store_explicit(&rt->shutdown, true, memory_order_release);
+	/*
+	 * seq_cst: the workers' acquire load of the flag needs the release
+	 * half; help_outside's Dekker pair (its count, then the flag) needs
+	 * the total order.
+	 */
+	atomic_store_explicit(&rt->shutdown, true, memory_order_seq_cst);
 	/* Acquire: pairs with runtime_start's release: the thread handles are written. */
 	if (atomic_load_explicit(&rt->started, memory_order_acquire)) {
 		for (unsigned i = 0; i < rt->num_workers; i++)
@@ -444,7 +524,15 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 			pthread_join(rt->workers[i].thread, NULL);
 	}
 	/*
-	 * No worker can queue a blocking job any more: cancel the queued
+	 * A thread that is not a worker may be polling a task it took from
+	 * the global queue (help_outside): wait for that poll, which could
+	 * queue a blocking job or an I/O operation, and which the drops below
+	 * must not race.  seq_cst: the other half of help_outside's pair.
+	 */
+	while (atomic_load_explicit(&rt->outside_polling, memory_order_seq_cst))
+		sched_yield();
+	/*
+	 * No thread can queue a blocking job any more: cancel the queued
 	 * ones, wait for the running ones and join the pool's threads.  Their
 	 * completions wake tasks, which are dropped below like any other.
 	 */
@@ -470,6 +558,13 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 		task_finish(t, -1, 1);
 	}
 	inject_forget(&rt->inject);
+	/*
+	 * Joins from other threads were woken by the drops (or end with
+	 * -ESHUTDOWN, nested): wait until none reads the runtime any more.
+	 * Acquire: pairs with each one's release as it leaves.
+	 */
+	while (atomic_load_explicit(&rt->outside_joins, memory_order_acquire))
+		sched_yield();
 	runtime_timers_free(rt);	/* after the drops, which may cancel sleeps */
 	io_driver_deinit(&rt->io);
 	inject_destroy(&rt->inject);

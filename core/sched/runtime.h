@@ -25,6 +25,13 @@ struct blitz_runtime {
 	_Atomic bool shutdown;
 	_Atomic bool started;
 	_Atomic unsigned stopped_polling;	/* workers out of their loop (worker_main) */
+	/*
+	 * Threads that are not workers, inside blitz_join (runtime.c,
+	 * wait_outside): joins that may still read the runtime, and helpers
+	 * inside a task's poll.  blitz_runtime_free waits for the second
+	 * before it drops tasks and for the first before it frees.
+	 */
+	_Atomic unsigned outside_joins, outside_polling;
 	pthread_mutex_t start_lock;
 	_Atomic uint64_t external_spawned;	/* spawns from non-worker threads */
 	unsigned num_workers;

@@ -37,6 +37,26 @@ uint64_t task_state_load(const struct blitz_task *t)
 }
 
 /*
+ * task_take_back_join_waker - a join that set @t's waker leaves before @t
+ * completed: clear TASK_JOIN_WAKER.  False if the completion saw the bit
+ * first: it calls the waker (or has), so a waker on the joiner's stack
+ * must wait for that call.
+ */
+bool task_take_back_join_waker(struct blitz_task *t)
+{
+	uint64_t s = task_state_load(t);
+
+	while (task_lifecycle(s) != TASK_COMPLETE) {
+		/* acq_rel: as the registration's CAS (the transitions above). */
+		if (atomic_compare_exchange_weak_explicit(&t->state, &s, s & ~TASK_JOIN_WAKER,
+							  memory_order_acq_rel,
+							  memory_order_acquire))
+			return true;
+	}
+	return false;
+}
+
+/*
  * task_cas - acq_rel on success (see "Memory ordering" above); acquire on
  * failure, since callers act on the state they read (a COMPLETE comes with
  * the task's result).

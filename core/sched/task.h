@@ -106,6 +106,7 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 			      const struct blitz_task_vtable *vt,
 			      const void *state, size_t size, int handle, bool traced);
 uint64_t task_state_load(const struct blitz_task *t);
+bool task_take_back_join_waker(struct blitz_task *t);
 
 /*
  * task_traced - does this task fire its task_* probes?  Decided at spawn

@@ -24,6 +24,11 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg);
  * blitz_runtime_free - shut down: stop the workers, cancel and drop every
  * task that has not completed (queued or waiting), join the workers and
  * free everything.  Handles still held stay valid until released.
+ *
+ * A blitz_join() or blitz_block_on() that another thread began before this
+ * call stops helping, returns -ECANCELED once its task is dropped, and has
+ * left the runtime before this returns.  Any other call on @rt that may
+ * overlap this one is the caller's race, as for any object being freed.
  */
 void blitz_runtime_free(struct blitz_runtime *rt);
 

@@ -195,7 +195,9 @@ enum blitz_poll blitz_join_poll(struct blitz_task *task, struct blitz_cx *cx);
  * or polled lower on this stack (found once nothing else is left to run),
  * or if the worker belongs to another runtime; -ESHUTDOWN once the
  * runtime shuts down; -EINTR if the calling task was cancelled (it is
- * dropped when its poll returns).  blitz_join_poll never blocks.
+ * dropped when its poll returns).  From a task that a thread which is
+ * not a worker runs while it helps, -ESHUTDOWN too (blitz_runtime_free
+ * waits for that poll to return).  blitz_join_poll never blocks.
  */
 int blitz_join(struct blitz_task *task);
 

@@ -142,6 +142,145 @@ START_TEST(drain_deadline_then_free_cancels)
 END_TEST
 
 /* ---------------------------------------------------------------------- */
+/* A runtime freed while a thread that is not a worker joins on it          */
+
+/*
+ * The joining thread helps: it runs tasks of the global queue (spinners
+ * that yield forever, so it always has one; the only worker is held in a
+ * poll until the free) while its target never completes.  The main thread frees the runtime once that thread has run
+ * enough polls.  The free must not drop a task while the helper polls it
+ * (a drop twice, or into a freed task, before 2026-11-29), must wake the
+ * join (-ECANCELED), and must end a join nested in a helped poll
+ * (-ESHUTDOWN) instead of waiting for it forever.
+ */
+#define FREE_SPINNERS	32
+
+static _Atomic int spinner_drops[FREE_SPINNERS];
+static _Atomic long helped_polls;
+static _Atomic int nested_result, nested_polls;
+static __thread bool joining_thread;
+static struct blitz_task *never_done_b;	/* what the nested join waits for */
+
+struct spinner {
+	int id;
+};
+
+static enum blitz_poll spinner_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	if (joining_thread)
+		atomic_fetch_add(&helped_polls, 1);
+	blitz_yield_now(cx);
+	return BLITZ_PENDING;
+}
+
+static void spinner_drop(void *arg)
+{
+	struct spinner *s = arg;
+
+	atomic_fetch_add(&spinner_drops[s->id], 1);
+}
+static const struct blitz_task_vtable spinner_vt = BLITZ_TASK_VTABLE(spinner_poll, spinner_drop);
+
+static enum blitz_poll never_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	(void)cx;
+	return BLITZ_PENDING;	/* nothing will wake it */
+}
+static const struct blitz_task_vtable never_done_vt = BLITZ_TASK_VTABLE(never_poll, NULL);
+
+/*
+ * hog - holds the only worker in its poll until released, so that the
+ * helper runs every task of the global queue (the nester among them).
+ */
+static _Atomic bool hog_running, hog_release;
+
+static enum blitz_poll hog_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	(void)cx;
+	atomic_store(&hog_running, true);
+	while (!atomic_load(&hog_release))
+		sched_yield();
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable hog_vt = BLITZ_TASK_VTABLE(hog_poll, NULL);
+
+/* nester - joins a task that never completes, from inside its poll. */
+static enum blitz_poll nester_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	(void)cx;
+	ck_assert(joining_thread);	/* the worker is held by the hog */
+	atomic_fetch_add(&nested_polls, 1);
+	atomic_store(&nested_result, blitz_join(never_done_b));
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable nester_vt = BLITZ_TASK_VTABLE(nester_poll, NULL);
+
+struct joiner_arg {
+	struct blitz_task *t;
+	int ret;
+};
+
+static void *join_from_outside(void *arg)
+{
+	struct joiner_arg *j = arg;
+
+	joining_thread = true;
+	j->ret = blitz_join(j->t);
+	return NULL;
+}
+
+START_TEST(free_ends_joins_from_outside)
+{
+	struct blitz_runtime *rt = test_runtime(1);
+	struct joiner_arg j = { 0 };
+	pthread_t th;
+	long target;
+
+	atomic_store(&helped_polls, 0);
+	atomic_store(&nested_result, 1);
+	atomic_store(&nested_polls, 0);
+	atomic_store(&hog_running, false);
+	atomic_store(&hog_release, false);
+	ck_assert_int_eq(blitz_spawn_detached(rt, &hog_vt, NULL, 0), 0);
+	while (!atomic_load(&hog_running))
+		sched_yield();
+	for (int i = 0; i < FREE_SPINNERS; i++) {
+		struct spinner s = { .id = i };
+
+		atomic_store(&spinner_drops[i], 0);
+		ck_assert_int_eq(blitz_spawn_detached(rt, &spinner_vt, &s, sizeof(s)), 0);
+	}
+	j.t = blitz_spawn(rt, &never_done_vt, NULL, 0);
+	never_done_b = blitz_spawn(rt, &never_done_vt, NULL, 0);
+	ck_assert(j.t && never_done_b);
+	if (_i & 1)	/* one round in two: a join nested in a helped poll */
+		ck_assert_int_eq(blitz_spawn_detached(rt, &nester_vt, NULL, 0), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, join_from_outside, &j), 0);
+	/* Counts, not time: free once the helper is well inside its loop. */
+	target = 2000 + (long)(_i % 7) * 500;
+	while (atomic_load(&helped_polls) < target)
+		sched_yield();
+	atomic_store(&hog_release, true);	/* the worker runs again, beside the free */
+	blitz_runtime_free(rt);
+	pthread_join(th, NULL);
+	ck_assert_int_eq(j.ret, -ECANCELED);
+	for (int i = 0; i < FREE_SPINNERS; i++)
+		ck_assert_msg(atomic_load(&spinner_drops[i]) == 1, "spinner %d dropped %d times",
+			      i, atomic_load(&spinner_drops[i]));
+	ck_assert_int_eq(atomic_load(&nested_polls), _i & 1);
+	if (_i & 1)
+		ck_assert_int_eq(atomic_load(&nested_result), -ESHUTDOWN);
+	ck_assert(blitz_task_cancelled(j.t) && blitz_task_cancelled(never_done_b));
+	blitz_task_release(j.t);
+	blitz_task_release(never_done_b);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
 /* Echo server stopped by SIGTERM under load                              */
 
 struct totals {
@@ -426,6 +565,7 @@ static Suite *shutdown_suite(void)
 
 	tcase_add_loop_test(tc, token_awaiters_finish_and_drain_returns, 0, 3);
 	tcase_add_loop_test(tc, drain_deadline_then_free_cancels, 0, 3);
+	tcase_add_loop_test(tc, free_ends_joins_from_outside, 0, 20);
 	tcase_add_loop_test(tc, echo_server_sigterm_under_load_loses_nothing, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
