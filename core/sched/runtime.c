@@ -345,6 +345,31 @@ static bool outside_stack_room(void)
  * our count and waits for the poll.  A poll that joins in turn (nested
  * here) ends its join with -ESHUTDOWN (wait_outside), so the wait ends.
  */
+/*
+ * The runtimes whose tasks this thread is polling while it helps, innermost
+ * first (frames on its stack): a join nested in such a poll ends when any
+ * of them shuts down, since that runtime's free waits for the poll, and
+ * the joined task may be one of another runtime that only the free's
+ * drops would end.  Each is alive while its frame is (its
+ * outside_polling count is held).
+ */
+struct outside_frame {
+	struct blitz_runtime *rt;
+	struct outside_frame *outer;
+};
+
+static __thread struct outside_frame *outside_frames;
+
+/* helped_runtime_stopping - does a runtime this thread helps shut down? */
+static bool helped_runtime_stopping(void)
+{
+	for (struct outside_frame *f = outside_frames; f; f = f->outer)
+		/* Acquire: pairs with the free's store; only whether to stop. */
+		if (atomic_load_explicit(&f->rt->shutdown, memory_order_acquire))
+			return true;
+	return false;
+}
+
 static int help_outside(struct blitz_runtime *rt, struct blitz_task *joiner)
 {
 	struct blitz_task *other = NULL;
@@ -353,7 +378,11 @@ static int help_outside(struct blitz_runtime *rt, struct blitz_task *joiner)
 	if (!atomic_load_explicit(&rt->shutdown, memory_order_seq_cst))
 		other = inject_pop(&rt->inject);
 	if (other) {
+		struct outside_frame f = { .rt = rt, .outer = outside_frames };
+
+		outside_frames = &f;
 		worker_run_task(NULL, other);
+		outside_frames = f.outer;
 		current_task = joiner;	/* the poll leaves it NULL */
 	}
 	/* Release: the poll's writes come before the free's drops (its acquire load). */
@@ -389,8 +418,9 @@ static void leave_early(struct blitz_task *t, struct thread_waker *tw)
  * called): it stops the helping (help_outside), drops @t, which wakes us,
  * and frees the runtime only once outside_joins, which counts the joins
  * that read the runtime, is back to zero.  A join inside the poll of a
- * task this thread helps with (a nested one) returns -ESHUTDOWN then, as
- * a worker's does (help.c): the free waits for that poll to return.
+ * task this thread helps with (a nested one, on this runtime or another)
+ * returns -ESHUTDOWN once a runtime it helps shuts down, as a worker's
+ * join does (help.c): that runtime's free waits for the poll to return.
  */
 static int wait_outside(struct blitz_task *t, bool help)
 {
@@ -404,7 +434,12 @@ static int wait_outside(struct blitz_task *t, bool help)
 	if (task_lifecycle(s) == TASK_COMPLETE)
 		return blitz_task_cancelled(t) ? -ECANCELED : 0;
 	help = help && outside_stack_room();
-	/* Relaxed: ordered by the helping's seq_cst pair and the final release. */
+	/*
+	 * Relaxed: the free must see it only for a join begun before the
+	 * free was called (the contract: blitz_runtime_free), which that
+	 * order gives; a nested join's is also before its poll's release
+	 * decrement of outside_polling, which the free waits for.
+	 */
 	if (counted)
 		atomic_fetch_add_explicit(&rt->outside_joins, 1, memory_order_relaxed);
 
@@ -436,8 +471,7 @@ static int wait_outside(struct blitz_task *t, bool help)
 			continue;
 		if (ran < 0)
 			help = false;
-		/* Acquire: as in help_outside. */
-		if (joiner && atomic_load_explicit(&rt->shutdown, memory_order_acquire)) {
+		if (joiner && helped_runtime_stopping()) {
 			if (registered)
 				leave_early(t, &tw);
 			ret = -ESHUTDOWN;

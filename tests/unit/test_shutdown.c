@@ -147,10 +147,11 @@ END_TEST
 /*
  * The joining thread helps: it runs tasks of the global queue (spinners
  * that yield forever, so it always has one; the only worker is held in a
- * poll until the free) while its target never completes.  The main thread frees the runtime once that thread has run
- * enough polls.  The free must not drop a task while the helper polls it
+ * poll until the free) while its target never completes.  The main
+ * thread frees the runtime once that thread has run enough polls.  The free must not drop a task while the helper polls it
  * (a drop twice, or into a freed task, before 2026-11-29), must wake the
- * join (-ECANCELED), and must end a join nested in a helped poll
+ * join (-ECANCELED), and must end a join nested in a helped poll, on a
+ * task of the same runtime or (rounds 3, 7, ...) of another one
  * (-ESHUTDOWN) instead of waiting for it forever.
  */
 #define FREE_SPINNERS	32
@@ -236,6 +237,7 @@ static void *join_from_outside(void *arg)
 START_TEST(free_ends_joins_from_outside)
 {
 	struct blitz_runtime *rt = test_runtime(1);
+	struct blitz_runtime *other = _i % 4 == 3 ? test_runtime(1) : rt;
 	struct joiner_arg j = { 0 };
 	pthread_t th;
 	long target;
@@ -255,14 +257,18 @@ START_TEST(free_ends_joins_from_outside)
 		ck_assert_int_eq(blitz_spawn_detached(rt, &spinner_vt, &s, sizeof(s)), 0);
 	}
 	j.t = blitz_spawn(rt, &never_done_vt, NULL, 0);
-	never_done_b = blitz_spawn(rt, &never_done_vt, NULL, 0);
+	never_done_b = blitz_spawn(other, &never_done_vt, NULL, 0);
 	ck_assert(j.t && never_done_b);
 	if (_i & 1)	/* one round in two: a join nested in a helped poll */
 		ck_assert_int_eq(blitz_spawn_detached(rt, &nester_vt, NULL, 0), 0);
 	ck_assert_int_eq(pthread_create(&th, NULL, join_from_outside, &j), 0);
 	/* Counts, not time: free once the helper is well inside its loop. */
 	target = 2000 + (long)(_i % 7) * 500;
-	while (atomic_load(&helped_polls) < target)
+	/*
+	 * A join on the other runtime's task helps that runtime, whose queue
+	 * has no spinner: there, free once the nester is inside its join.
+	 */
+	while (other != rt ? !atomic_load(&nested_polls) : atomic_load(&helped_polls) < target)
 		sched_yield();
 	atomic_store(&hog_release, true);	/* the worker runs again, beside the free */
 	blitz_runtime_free(rt);
@@ -274,6 +280,8 @@ START_TEST(free_ends_joins_from_outside)
 	ck_assert_int_eq(atomic_load(&nested_polls), _i & 1);
 	if (_i & 1)
 		ck_assert_int_eq(atomic_load(&nested_result), -ESHUTDOWN);
+	if (other != rt)	/* its task waited on, not dropped, by rt's free */
+		blitz_runtime_free(other);
 	ck_assert(blitz_task_cancelled(j.t) && blitz_task_cancelled(never_done_b));
 	blitz_task_release(j.t);
 	blitz_task_release(never_done_b);
