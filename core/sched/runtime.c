@@ -333,19 +333,6 @@ static bool outside_stack_room(void)
 }
 
 /*
- * help_outside - run one task of @rt's global queue from a thread that is
- * not a worker: 1 if it ran one, 0 if the queue was empty, -1 once the
- * runtime shuts down (the caller stops helping).
- *
- * blitz_runtime_free drops every task that has not completed, so none
- * may be inside a poll here while it does: outside_polling counts us
- * first, then we test the flag; the free sets the flag, then waits for
- * the count to fall to zero before its drops.  Both sides seq_cst (a
- * Dekker pair): either we see the flag and run nothing, or the free sees
- * our count and waits for the poll.  A poll that joins in turn (nested
- * here) ends its join with -ESHUTDOWN (wait_outside), so the wait ends.
- */
-/*
  * The runtimes whose tasks this thread is polling while it helps, innermost
  * first (frames on its stack): a join nested in such a poll ends when any
  * of them shuts down, since that runtime's free waits for the poll, and
@@ -370,12 +357,27 @@ static bool helped_runtime_stopping(void)
 	return false;
 }
 
+/*
+ * help_outside - run one task of @rt's global queue from a thread that is
+ * not a worker: 1 if it ran one, 0 if the queue was empty, -1 once the
+ * runtime shuts down (the caller stops helping).
+ *
+ * blitz_runtime_free drops every task that has not completed, so none
+ * may be inside a poll here while it does: outside_polling counts us
+ * first, then we test the flag; the free sets the flag, then waits for
+ * the count to fall to zero before its drops.  Both sides seq_cst (a
+ * Dekker pair): either we see the flag and run nothing, or the free sees
+ * our count and waits for the poll.  A poll that joins in turn (nested
+ * here) ends its join with -ESHUTDOWN (wait_outside), so the wait ends.
+ */
 static int help_outside(struct blitz_runtime *rt, struct blitz_task *joiner)
 {
 	struct blitz_task *other = NULL;
+	bool stopping;
 
 	atomic_fetch_add_explicit(&rt->outside_polling, 1, memory_order_seq_cst);
-	if (!atomic_load_explicit(&rt->shutdown, memory_order_seq_cst))
+	stopping = atomic_load_explicit(&rt->shutdown, memory_order_seq_cst);
+	if (!stopping)
 		other = inject_pop(&rt->inject);
 	if (other) {
 		struct outside_frame f = { .rt = rt, .outer = outside_frames };
@@ -389,8 +391,7 @@ static int help_outside(struct blitz_runtime *rt, struct blitz_task *joiner)
 	atomic_fetch_sub_explicit(&rt->outside_polling, 1, memory_order_release);
 	if (other)
 		return 1;
-	/* Acquire: pairs with the free's store; only whether to stop. */
-	return atomic_load_explicit(&rt->shutdown, memory_order_acquire) ? -1 : 0;
+	return stopping ? -1 : 0;
 }
 
 /*
