@@ -136,7 +136,13 @@ static inline bool io_driver_can(const struct blitz_io *io, unsigned cap)
 	return io->backend->caps & cap;
 }
 
-/* io_driver_flush - start what this thread submitted but the backend queued. */
+/*
+ * io_driver_flush - start what the backend queued: what this thread
+ * submitted, and what threads that are not workers left for a worker
+ * (io_uring's pending list).  Only a thread that outlives the operations
+ * it starts may call it: a worker, or the owner of a driver without a
+ * runtime (io_uring cancels a request whose submitter has exited).
+ */
 static inline void io_driver_flush(struct blitz_io *io)
 {
 	if (io->backend->flush)

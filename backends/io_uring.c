@@ -12,7 +12,9 @@
  * sleeping in the ring (two wake-ups), and the workers' task_work contended
  * for the ring's locks (docs/io.md).  Threads that are not workers (a
  * helper in blitz_join, the tests that drive the driver) use one shared
- * ring under sq_lock, reaped by whoever holds the driver's reap_lock.
+ * ring under sq_lock, reaped by whoever holds the driver's reap_lock; a
+ * worker submits their operations for them, since the kernel cancels a
+ * request whose submitter exits (see "The pending list").
  * Where the kernel refuses the flags, or with BLITZ_IO_URING_RINGS=shared,
  * every thread uses the shared ring (a refusal is said on stderr).
  *
@@ -91,6 +93,7 @@
 #define TAG_GEN_MASK 7ull
 #define TAG_MSOCK (1ull << 63)	/* an owned socket's multishot receive: struct msock | generation */
 #define RING_MSOCK (-2)		/* op->ring of a read waiting on an owned socket (op->ring_tag: its msock) */
+#define PENDING_LINK 1ull	/* op->ring_tag on the pending list: the next op's address | this */
 /* In a ring's cancel queue besides tags: a struct pending_close. */
 #define QUEUED_CLOSE (1ull << 62)
 
@@ -137,8 +140,14 @@ struct uring_priv {
 	struct io_uring ring;		/* the shared ring */
 	pthread_mutex_t sq_lock;
 	/*
-	 * Entries prepared but not yet handed to the kernel.  Written under
-	 * sq_lock; read without it as a hint (see uring_flush).
+	 * Operations waiting for a worker to hand them to the kernel ("The
+	 * pending list" below), oldest first, linked through ring_tag; under
+	 * sq_lock.
+	 */
+	struct blitz_io_op *pending_head, *pending_tail;
+	/*
+	 * The list is not empty, or the kernel refused the last batch.
+	 * Written under sq_lock; read without it (see uring_flush).
 	 */
 	_Atomic bool unsubmitted;
 	_Atomic long shared_in_flight;	/* ops in the shared ring */
@@ -845,11 +854,109 @@ static void uring_own(struct blitz_io *io, int fd)
 		msock_retire(p, m);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The pending list                                                        */
+
+/*
+ * The kernel ties a request to the thread whose io_uring_enter submitted
+ * it: its completion work runs on that thread, and once that thread has
+ * exited, the request completes with -ECANCELED when it would have
+ * completed (a pipe read submitted by a thread that then exits returns
+ * -ECANCELED when its byte arrives; tried on 6.18).  A thread that is not
+ * a worker (a helper in blitz_join, a worker of another runtime) may exit
+ * while an operation it submitted for a task waits, so it never enters
+ * the shared ring with a task's operation: the operation waits on this
+ * list, and a worker of the runtime, which lives as long as the ring,
+ * writes the list into the submission queue and submits it
+ * (uring_flush), at the end of its tick or when it parks (worker_park,
+ * which an outside submitter's unpark makes happen:
+ * runtime_unpark_for_io).  So, under sq_lock, the submission queue holds
+ * nothing unsubmitted, and an internal entry that any thread submits (a
+ * cancel, a NOP: each completes during that enter) submits only itself.
+ * (One exception: a batch the kernel refused, EBUSY or EINTR, stays in
+ * the queue until the next enter, whoever makes it.)  A driver without
+ * a runtime (the backends' tests) is flushed by the thread that reaps it.
+ */
+
+/* pending_next - the op after @op on a list linked through ring_tag. */
+static struct blitz_io_op *pending_next(const struct blitz_io_op *op)
+{
+	return (struct blitz_io_op *)(uintptr_t)(op->ring_tag & ~PENDING_LINK);
+}
+
+static void pending_append(struct uring_priv *p, struct blitz_io_op *op)
+{
+	op->ring_tag = PENDING_LINK;	/* the last */
+	if (p->pending_tail)
+		p->pending_tail->ring_tag = (uint64_t)(uintptr_t)op | PENDING_LINK;
+	else
+		p->pending_head = op;
+	p->pending_tail = op;
+}
+
+/* pending_write - move the list into the submission queue (under sq_lock). */
+static void pending_write(struct uring_priv *p)
+{
+	struct blitz_io_op *op, *next;
+
+	for (op = p->pending_head; op; op = next) {
+		struct io_uring_sqe *sqe = get_sqe(p);
+
+		next = pending_next(op);
+		prep_op(sqe, op);
+		io_uring_sqe_set_data(sqe, op);
+		op->ring_tag = (uint64_t)(uintptr_t)op;	/* its tag in the ring */
+	}
+	p->pending_head = p->pending_tail = NULL;
+}
+
+/*
+ * pending_take - unlink @target, or with @target NULL every op on @fd,
+ * from the list (under sq_lock); returns them, linked the same way, for
+ * pending_cancel once the lock is dropped.  A stale unsubmitted flag
+ * left behind costs the next flush one empty round.
+ */
+static struct blitz_io_op *pending_take(struct uring_priv *p, const struct blitz_io_op *target, int fd)
+{
+	struct blitz_io_op *prev = NULL, *op, *next, *taken = NULL;
+
+	for (op = p->pending_head; op; op = next) {
+		next = pending_next(op);
+		if (target ? op != target : op->fd != fd) {
+			prev = op;
+			continue;
+		}
+		if (prev)
+			prev->ring_tag = (uint64_t)(uintptr_t)next | PENDING_LINK;
+		else
+			p->pending_head = next;
+		if (p->pending_tail == op)
+			p->pending_tail = prev;
+		op->ring_tag = (uint64_t)(uintptr_t)taken | PENDING_LINK;
+		taken = op;
+	}
+	return taken;
+}
+
+/* pending_cancel - complete the ops pending_take returned, never submitted. */
+static void pending_cancel(struct blitz_io *io, struct blitz_io_op *taken)
+{
+	struct uring_priv *p = io->priv;
+
+	while (taken) {
+		struct blitz_io_op *next = pending_next(taken);	/* before the wake frees it */
+
+		/* Relaxed: a count (see uring_submit). */
+		atomic_fetch_sub_explicit(&p->shared_in_flight, 1, memory_order_relaxed);
+		io_complete(io, taken, -ECANCELED);
+		taken = next;
+	}
+}
+
 static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 {
 	struct uring_priv *p = io->priv;
 	struct own_ring *r;
-	struct io_uring_sqe *sqe;
 	struct msock *m;
 	int res;
 
@@ -908,21 +1015,19 @@ static int uring_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
 		}
 	}
 	op->ring = -1;
-	op->ring_tag = (uint64_t)(uintptr_t)op;
 	/* Relaxed: a count that says whether to look at the shared ring. */
 	atomic_fetch_add_explicit(&p->shared_in_flight, 1, memory_order_relaxed);
 	pthread_mutex_lock(&p->sq_lock);
-	sqe = get_sqe(p);
-	prep_op(sqe, op);
-	io_uring_sqe_set_data(sqe, op);
+	pending_append(p, op);
 	/*
-	 * Not submitted yet: the worker hands everything its tick prepared to
-	 * the kernel in one io_uring_enter at the end of the tick
-	 * (io_driver_flush); a thread that is not a worker flushes at once
-	 * (blitz_io_poll), and a reaper flushes before it waits.  Relaxed:
-	 * under sq_lock; read without it only as a hint (uring_flush).
+	 * Not submitted here: a worker hands the list to the kernel at the
+	 * end of its tick or when it parks (see "The pending list").
+	 * seq_cst: a parker sets its parked bit, then loads this flag
+	 * (worker_park's flush); a submitter that is not a worker stores it,
+	 * then fences and loads the bits (runtime_unpark_for_io): one of the
+	 * two sees the other.
 	 */
-	atomic_store_explicit(&p->unsubmitted, true, memory_order_relaxed);
+	atomic_store(&p->unsubmitted, true);
 	pthread_mutex_unlock(&p->sq_lock);
 	return 0;
 }
@@ -1220,12 +1325,8 @@ static void uring_thread_stop(struct blitz_io *io)
 /*
  * uring_flush - hand the prepared entries to the kernel in one
  * io_uring_enter: the caller's own ring (which also runs its pending
- * completion work), and the shared ring's.  Relaxed: the shared flag is
- * written under sq_lock by the thread that prepared an entry, and that
- * thread flushes its own entries later (program order), so it always sees
- * its own store; another thread's store is only a hint here (a stale false
- * leaves that thread's entries for it to flush, a stale true costs one
- * empty lock round).
+ * completion work), and the shared ring's pending list.  Only a thread
+ * that outlives what it submits calls it (see "The pending list").
  */
 static void uring_flush(struct blitz_io *io)
 {
@@ -1237,12 +1338,18 @@ static void uring_flush(struct blitz_io *io)
 		if (r->unsubmitted)
 			own_enter(r);
 	}
-	/* Relaxed: a hint (see above). */
-	if (!atomic_load_explicit(&p->unsubmitted, memory_order_relaxed))
+	/*
+	 * seq_cst: at a park, after the parker's bit, the other half of
+	 * uring_submit's store (see there).  At a tick's end a hint: a
+	 * stale false leaves the list to the next tick or park, a stale
+	 * true costs one empty lock round.
+	 */
+	if (!atomic_load(&p->unsubmitted))
 		return;
 	pthread_mutex_lock(&p->sq_lock);
 	/* Relaxed: under sq_lock now, which every store of the flag holds. */
 	if (atomic_load_explicit(&p->unsubmitted, memory_order_relaxed)) {
+		pending_write(p);
 		/* The kernel refused the whole batch (EINTR, EBUSY): retry later. */
 		atomic_store_explicit(&p->unsubmitted,
 				      fault_fail(FAULT_RING_ENTER) || io_uring_submit(&p->ring) < 0,
@@ -1299,36 +1406,69 @@ static int uring_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max)
 	return shared_reap(io, timeout_ns);
 }
 
-static void submit_internal(struct uring_priv *p, uint64_t target)
+/*
+ * submit_internal_locked - a cancel of @target (0: a NOP) in the shared
+ * ring, submitted now by any thread (under sq_lock): it completes during
+ * the enter, and the queue holds nothing else (see "The pending list").
+ */
+static void submit_internal_locked(struct uring_priv *p, uint64_t target)
 {
-	struct io_uring_sqe *sqe;
+	struct io_uring_sqe *sqe = get_sqe(p);
 
-	pthread_mutex_lock(&p->sq_lock);
-	sqe = get_sqe(p);
 	if (target)
 		io_uring_prep_cancel64(sqe, target, 0);
 	else
 		io_uring_prep_nop(sqe);
 	io_uring_sqe_set_data(sqe, NULL);
-	/* Relaxed: under sq_lock; this submits the queued entries too. */
-	atomic_store_explicit(&p->unsubmitted, false, memory_order_relaxed);
 	io_uring_submit(&p->ring);
+}
+
+static void submit_internal(struct uring_priv *p, uint64_t target)
+{
+	pthread_mutex_lock(&p->sq_lock);
+	submit_internal_locked(p, target);
 	pthread_mutex_unlock(&p->sq_lock);
 }
 
-/* submit_internal_fd - cancel everything on @fd in the shared ring, now. */
-static void submit_internal_fd(struct uring_priv *p, int fd)
+/*
+ * shared_cancel - cancel @op in the shared ring: taken off the pending
+ * list if it is still there (it completes here), else cancelled in the
+ * kernel.  Under sq_lock, which the flusher holds to move it from one to
+ * the other (and to rewrite its ring_tag).
+ */
+static void shared_cancel(struct blitz_io *io, struct blitz_io_op *op)
 {
+	struct uring_priv *p = io->priv;
+	struct blitz_io_op *taken = NULL;
+
+	pthread_mutex_lock(&p->sq_lock);
+	if (op->ring_tag & PENDING_LINK)
+		taken = pending_take(p, op, -1);
+	else
+		submit_internal_locked(p, op->ring_tag);
+	pthread_mutex_unlock(&p->sq_lock);
+	pending_cancel(io, taken);
+}
+
+/*
+ * shared_cancel_fd - cancel everything on @fd in the shared ring, now:
+ * what waits on the pending list completes here (it would otherwise be
+ * submitted after the close, on no file or on another one).
+ */
+static void shared_cancel_fd(struct blitz_io *io, int fd)
+{
+	struct uring_priv *p = io->priv;
+	struct blitz_io_op *taken;
 	struct io_uring_sqe *sqe;
 
 	pthread_mutex_lock(&p->sq_lock);
+	taken = pending_take(p, NULL, fd);
 	sqe = get_sqe(p);
 	io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
 	io_uring_sqe_set_data(sqe, NULL);
-	/* Relaxed: under sq_lock; this submits the queued entries too. */
-	atomic_store_explicit(&p->unsubmitted, false, memory_order_relaxed);
 	io_uring_submit(&p->ring);
 	pthread_mutex_unlock(&p->sq_lock);
+	pending_cancel(io, taken);
 }
 
 /*
@@ -1368,9 +1508,11 @@ static bool queue_for_owner(struct blitz_io *io, struct own_ring *r, uint64_t ta
 /*
  * uring_cancel - the operation completes with -ECANCELED (or its result,
  * if it won the race).  The caller is @op's task, so @op is not resubmitted
- * meanwhile and its ring and tag are those of the pending submission.  In
- * another worker's ring the cancel is queued for the owner (see the top);
- * if that fails, the op completes by itself, or at shutdown.
+ * meanwhile and its ring and tag are those of the pending submission (in
+ * the shared ring the tag changes once, under sq_lock, when a worker
+ * submits it: shared_cancel).  In another worker's ring the cancel is
+ * queued for the owner (see the top); if that fails, the op completes by
+ * itself, or at shutdown.
  */
 static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
 {
@@ -1381,7 +1523,7 @@ static void uring_cancel(struct blitz_io *io, struct blitz_io_op *op)
 		return;
 	}
 	if (op->ring < 0 || !p->own) {
-		submit_internal(p, op->ring_tag);
+		shared_cancel(io, op);
 		return;
 	}
 	cancel_in_ring(io, op->ring, op->ring_tag);
@@ -1467,7 +1609,7 @@ static int uring_close(struct blitz_io *io, int fd)
 	}
 	/* Relaxed: a hint; an op submitted there concurrently is the caller's race. */
 	if (atomic_load_explicit(&p->shared_in_flight, memory_order_relaxed) > 0)
-		submit_internal_fd(p, fd);
+		shared_cancel_fd(io, fd);
 	if (c && c->fd == fd) {
 		pending_close_put(c);	/* out of descriptors: closed by the last ring */
 		return 0;
@@ -1481,25 +1623,30 @@ static int uring_close(struct blitz_io *io, int fd)
 /*
  * uring_cancel_all - shutdown, after the workers have exited (each drained
  * its own ring): cancel everything in the shared ring (IORING_ASYNC_CANCEL_ANY,
- * kernel 5.19), and complete what a worker's ring still holds in its CQ
- * (reading a CQ needs no enter; what did not finish is reported).
+ * kernel 5.19) and what is still on its pending list, and complete what a
+ * worker's ring still holds in its CQ (reading a CQ needs no enter; what
+ * did not finish is reported).
  */
 static void uring_cancel_all(struct blitz_io *io)
 {
 	struct uring_priv *p = io->priv;
+	struct blitz_io_op *taken;
 	struct io_uring_sqe *sqe;
 
 	for (unsigned i = 0; i < p->nr_own; i++)
 		if (p->own[i].in_flight > 0)
 			own_reap(io, &p->own[i]);
 	pthread_mutex_lock(&p->sq_lock);
+	taken = p->pending_head;	/* never submitted: they complete here */
+	p->pending_head = p->pending_tail = NULL;
 	sqe = get_sqe(p);
 	io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
 	io_uring_sqe_set_data(sqe, NULL);
-	/* Relaxed: under sq_lock; this submits the queued entries too. */
+	/* Relaxed: under sq_lock; this submits a refused batch too. */
 	atomic_store_explicit(&p->unsubmitted, false, memory_order_relaxed);
 	io_uring_submit(&p->ring);
 	pthread_mutex_unlock(&p->sq_lock);
+	pending_cancel(io, taken);
 }
 
 /* A NOP's completion makes a waiting reaper (of the shared ring) return. */

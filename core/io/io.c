@@ -26,15 +26,16 @@ static enum blitz_poll delivered(struct blitz_io_op *op)
 /*
  * submitted_outside - an operation went to @rt's driver from a thread that
  * is not one of @rt's workers (an outside joiner that helps, or a worker
- * of another runtime).  This runtime's workers flush at the end of their
- * tick; we flush now.  And a worker must watch the driver for its
- * completion, which a worker that parked before io_submit_op's in_flight++
- * (and, on io_uring, uring_submit's shared_in_flight++) does not:
- * runtime_unpark_for_io wakes one (the ordering argument is there).
+ * of another runtime).  We do not flush it: on io_uring the kernel would
+ * cancel it when this thread exits (backends/io_uring.c, "The pending
+ * list"); a worker does, at the end of its tick or when it parks.  And a
+ * worker must watch the driver for its completion, which a worker that
+ * parked before io_submit_op's in_flight++ (and, on io_uring, the pending
+ * list's flag) does not: runtime_unpark_for_io wakes one, which flushes
+ * and watches as it parks again (the ordering argument is there).
  */
 static void submitted_outside(struct blitz_runtime *rt)
 {
-	io_driver_flush(&rt->io);
 	runtime_unpark_for_io(rt);
 }
 

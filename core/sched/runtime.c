@@ -235,15 +235,16 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 /*
  * runtime_unpark_for_io - a thread that is not one of @rt's workers has
  * just counted an I/O operation in flight (core/io/io.c,
- * submitted_outside): make sure a worker will watch the driver for it.
- * A worker that parked before the count sleeps on its futex (or in its
- * own ring without the shared ring watched) and would see the completion
- * only at its park timeout; one that parks after it sees the count and
- * sleeps in the driver.  The Dekker pair: our count, this fence, then the
- * parked bits; the parker's seq_cst bit (idle_set_parked), then its
- * seq_cst load of the count (sleep_in_io, uring_wait_own).  Either we see
- * its bit and unpark it (it parks again, seeing the count), or it sees
- * the count.  Not runtime_notify_parked: a searcher that it trusts to
+ * submitted_outside): make sure a worker will submit it (io_uring's
+ * pending list) and watch the driver for it.  A worker that parked before
+ * the count sleeps on its futex (or in its own ring without the shared
+ * ring watched) and would see the completion only at its park timeout;
+ * one that parks after it flushes the list and sees the count, and
+ * sleeps in the driver.  The Dekker pair: our count (and the list's
+ * flag), this fence, then the parked bits; the parker's seq_cst bit
+ * (idle_set_parked), then its seq_cst loads of the flag (worker_park's
+ * flush) and of the count (sleep_in_io, uring_wait_own).  Either we see
+ * its bit and unpark it (it parks again, seeing both), or it sees them.  Not runtime_notify_parked: a searcher that it trusts to
  * look may be only a notifier's reservation (idle_claim_parked), which
  * is given back without parking, and only a park loads the count.  The
  * unpark claims nothing: the worker ends its sleep as after a timeout

@@ -1,9 +1,15 @@
 /*
- * io_watch.pml -- Promela model of who watches an I/O operation that a
- * thread outside the runtime submits (core/io/io.c, submitted_outside;
- * core/sched/runtime.c, runtime_unpark_for_io; docs/io.md, "Who waits for
+ * io_watch.pml -- Promela model of who submits and who watches an I/O
+ * operation that a thread outside the runtime submits (core/io/io.c,
+ * submitted_outside; core/sched/runtime.c, runtime_unpark_for_io;
+ * backends/io_uring.c, "The pending list"; docs/io.md, "Who waits for
  * completions").  Checked by spin; tests/model/run runs it, README.md maps
  * it onto the C code.
+ *
+ * The submitter does not hand its operation to the kernel (io_uring would
+ * cancel it when the thread exits): it leaves it on the pending list, and
+ * a worker submits the list at the end of a tick that ran tasks (maybe) or
+ * when it parks, after its parked bit (worker_park's io_driver_flush).
  *
  * A worker's completion is seen by a worker only if one is awake (its tick
  * reaps) or sleeps in the driver; a worker decides where to sleep after
@@ -20,7 +26,8 @@
  *                word's check-and-sleep), the wake (idle_unset_parked:
  *                a claim made it a searcher, an unpark did not)
  *   submitter    NSUB outside threads, one operation each: in_flight++,
- *                then the watch (below), then the kernel completes it
+ *                onto the pending list, then the watch (below)
+ *   kernel       completes each submitted operation, at any time
  *   reserver     with NOTIFY: a producer's notify that reserves the
  *                searcher slot (CAS num_searching 0 -> 1) and, finding no
  *                bit, gives it back (idle_claim_parked; its task was taken
@@ -35,6 +42,12 @@
  *                worker searches) or give the slot back
  *   BUG_NO_WATCH nothing (before 36c8c5e): the completion waited for a
  *                park timeout
+ * Who submits (knobs; the default models core/):
+ *   (default)    a worker: at a tick (maybe) and at every park
+ *   OUTSIDE_FLUSH the submitter itself, at once (before the pending
+ *                list: what 36c8c5e and efd195b were checked with)
+ *   BUG_NO_PARK_FLUSH a worker, at a tick only: a worker that an unpark
+ *                woke runs no task, so no tick submits
  *
  * Property: no lost completion: when no process can move, every
  * submitted operation's completion was reaped (a pan "timeout" state
@@ -55,6 +68,8 @@
 #define BIT(w)   (1 << (w))
 
 byte in_flight;			/* driver.h: operations submitted, not reaped */
+byte pending;			/* io_uring.c: on the pending list */
+byte submitted;			/* ghost: in the kernel, not completed */
 byte completed;			/* ghost: completions the kernel posted, not reaped */
 byte reaped;			/* ghost */
 byte num_searching;		/* idle.c */
@@ -71,6 +86,12 @@ inline reap_one()
 		completed > 0 ->
 		completed--; in_flight--; reaped++
 	}
+}
+
+/* io_driver_flush: the pending list into the kernel */
+inline flush()
+{
+	d_step { submitted = submitted + pending; pending = 0 }
 }
 
 /* lowest set bit of b into v (NW if none) */
@@ -95,7 +116,11 @@ tick:
 	:: reap_one()		/* its guard: a completion is there */
 	:: else -> break
 	od;
-	skip;
+	/* the tick's end: a flush if it ran tasks (here: maybe) */
+	if
+	:: flush()
+	:: skip
+	fi;
 	/* idle_try_become_searcher: one CAS */
 	d_step {
 		if
@@ -109,6 +134,10 @@ tick:
 	:: searching -> num_searching--; searching = 0
 	:: else -> skip
 	fi;
+#ifndef BUG_NO_PARK_FLUSH
+	/* worker_park's flush: the list's flag, seq_cst after the bit */
+	flush();
+#endif
 	/* sleep_in_io: where to sleep, by the count (seq_cst after the bit) */
 	io = (in_flight > 0);
 	/* the futex word: sleep unless notified (one atomic step) */
@@ -161,7 +190,12 @@ proctype submitter()
 {
 	byte v;
 
-	in_flight++;			/* io_submit_op (then the flush) */
+	in_flight++;			/* io_submit_op */
+#ifdef OUTSIDE_FLUSH
+	submitted++;			/* and its own flush */
+#else
+	pending++;			/* uring_submit: the list and its flag */
+#endif
 #if defined(BUG_NO_WATCH)
 	skip;
 #elif defined(NOTIFY)
@@ -185,8 +219,19 @@ proctype submitter()
 		fi
 	}
 #endif
-	completed++;			/* the kernel posts the completion */
 	subs_done++
+}
+
+/* the kernel posts a submitted operation's completion */
+proctype kernel()
+{
+	byte posted = 0;
+
+end_kernel:
+	do
+	:: posted == NSUB -> break
+	:: atomic { submitted > 0 -> submitted--; completed++; posted++ }
+	od
 }
 
 #ifdef NOTIFY
@@ -221,6 +266,7 @@ init
 		for (i : 1 .. NSUB) {
 			run submitter()
 		}
+		run kernel();
 #ifdef NOTIFY
 		run reserver();
 #endif
