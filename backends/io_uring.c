@@ -906,6 +906,15 @@ static void pending_write(struct uring_priv *p)
 		prep_op(sqe, op);
 		io_uring_sqe_set_data(sqe, op);
 		op->ring_tag = (uint64_t)(uintptr_t)op;	/* its tag in the ring */
+		/*
+		 * Release, the value unchanged: the completer's acquire load
+		 * of the state (io_complete) then sees our reads and our write
+		 * of the op as the C memory model counts them; the kernel's
+		 * own ordering (the enter, the CQE) is invisible to it.  No one
+		 * else writes the state meanwhile: a completion needs the
+		 * submit below, and a cancel waits for sq_lock.
+		 */
+		atomic_store_explicit(&op->state, IO_OP_PENDING, memory_order_release);
 	}
 	p->pending_head = p->pending_tail = NULL;
 }
