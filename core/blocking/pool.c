@@ -247,12 +247,21 @@ static struct blocking_thread *thread_exit(struct blocking_pool *pool, struct bl
 	return prev;
 }
 
+/* The pool whose thread this is (NULL on any other thread). */
+static __thread struct blocking_pool *my_pool;
+
+bool blocking_pool_is_mine(const struct blocking_pool *pool)
+{
+	return my_pool == pool;
+}
+
 static void *pool_thread(void *arg)
 {
 	struct blocking_thread *self = arg, *prev;
 	struct blocking_pool *pool = self->pool;
 	struct blitz_blocking *job;
 
+	my_pool = pool;
 	pthread_setname_np(pthread_self(), "blitz-blocking");
 	pthread_mutex_lock(&pool->lock);
 	for (;;) {

@@ -42,6 +42,8 @@ struct blocking_pool {
 
 void blocking_pool_init(struct blocking_pool *pool, unsigned max_threads, unsigned idle_ms);
 void blocking_pool_shutdown(struct blocking_pool *pool);
+/* blocking_pool_is_mine - is the calling thread one of @pool's? */
+bool blocking_pool_is_mine(const struct blocking_pool *pool);
 void blocking_pool_destroy(struct blocking_pool *pool);
 
 /*

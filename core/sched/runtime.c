@@ -536,6 +536,23 @@ int blitz_block_on(struct blitz_runtime *rt, const struct blitz_task_vtable *vt,
 /* ---------------------------------------------------------------------- */
 /* Shutdown                                                                */
 
+/*
+ * freed_from_inside - is this thread running @rt's code: one of its
+ * workers, a thread helping it (a poll of one of its tasks is on this
+ * stack), or one of its blocking threads?  The free would wait for
+ * itself: for its own worker's exit, for that poll to return, for its
+ * own job.
+ */
+static bool freed_from_inside(struct blitz_runtime *rt)
+{
+	if (current_worker && current_worker->rt == rt)
+		return true;
+	for (struct outside_frame *f = outside_frames; f; f = f->outer)
+		if (f->rt == rt)
+			return true;
+	return blocking_pool_is_mine(&rt->blocking);
+}
+
 /* Forward: blitz_runtime_new() frees a half-built runtime with it. */
 void blitz_runtime_free(struct blitz_runtime *rt)
 {
@@ -543,6 +560,11 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 
 	if (!rt)
 		return;
+	if (freed_from_inside(rt)) {
+		fprintf(stderr, "blitz: blitz_runtime_free: called from inside that runtime (a task, "
+			"or a blocking job, of it): refused; free it from a thread outside it\n");
+		return;
+	}
 	exit_flush_unregister(rt);		/* its workers hand over at their exit */
 	owned_close(&rt->owned);		/* no new tasks from here on */
 	events_outside_wait();			/* what this thread logged */

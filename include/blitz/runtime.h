@@ -29,6 +29,9 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg);
  * call stops helping, returns -ECANCELED once its task is dropped, and has
  * left the runtime before this returns.  Any other call on @rt that may
  * overlap this one is the caller's race, as for any object being freed.
+ * Called from inside @rt (a poll of one of its tasks, on a worker or on a
+ * thread that helps, or one of its blocking jobs), which it would wait
+ * for, it refuses with a message on stderr and frees nothing.
  */
 void blitz_runtime_free(struct blitz_runtime *rt);
 

@@ -289,6 +289,96 @@ START_TEST(free_ends_joins_from_outside)
 END_TEST
 
 /* ---------------------------------------------------------------------- */
+/* A free from inside the runtime                                          */
+
+static struct blitz_runtime *freed_rt;
+
+static int64_t free_in_a_job(void *arg)
+{
+	(void)arg;
+	blitz_runtime_free(freed_rt);
+	return 7;
+}
+
+/* self_freer - frees its own runtime from its poll (in a blocking job with @in_job). */
+static enum blitz_poll self_freer_poll(void *arg, struct blitz_cx *cx)
+{
+	bool in_job = *(bool *)arg;
+	struct blitz_blocking job;
+
+	(void)cx;
+	if (!in_job) {
+		blitz_runtime_free(freed_rt);
+		return BLITZ_READY;
+	}
+	blitz_blocking_init(&job, free_in_a_job, NULL);
+	ck_assert_int_eq(blitz_spawn_blocking(freed_rt, &job), 0);
+	ck_assert_int_eq(blitz_blocking_wait(&job), 7);
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable self_freer_vt = BLITZ_TASK_VTABLE(self_freer_poll, NULL);
+
+static void *joins_helping(void *arg)
+{
+	ck_assert_int_eq(blitz_join(arg), 0);
+	return NULL;
+}
+
+/*
+ * blitz_runtime_free called from inside the runtime it frees: from a task
+ * on its worker (_i 0), from a task that a thread which is not a worker
+ * polls while it helps (1), from a blocking job of it (2).  Each would
+ * wait for itself (its worker's exit, that poll, that job); each is
+ * refused with a message, and the runtime runs on and is freed later
+ * from outside.
+ */
+START_TEST(free_from_inside_is_refused)
+{
+	struct blitz_task *t, *after;
+	bool in_job = _i == 2;
+	char said[512] = { 0 };
+	int err[2], saved;
+	pthread_t th;
+
+	freed_rt = test_runtime(1);
+	ck_assert_int_eq(pipe2(err, O_NONBLOCK | O_CLOEXEC), 0);
+	saved = dup(2);
+	ck_assert_int_eq(dup2(err[1], 2), 2);
+	if (_i == 1) {
+		atomic_store(&hog_running, false);
+		atomic_store(&hog_release, false);
+		ck_assert_int_eq(blitz_spawn_detached(freed_rt, &hog_vt, NULL, 0), 0);
+		while (!atomic_load(&hog_running))
+			sched_yield();
+	}
+	t = blitz_spawn(freed_rt, &self_freer_vt, &in_job, sizeof(in_job));
+	ck_assert_ptr_nonnull(t);
+	if (_i == 1) {	/* the worker is held: the thread's help polls the task */
+		ck_assert_int_eq(pthread_create(&th, NULL, joins_helping, t), 0);
+		ck_assert_int_eq(pthread_join(th, NULL), 0);
+		atomic_store(&hog_release, true);
+	}
+	ck_assert_int_eq(blitz_join(t), 0);
+	dup2(saved, 2);
+	close(saved);
+	ck_assert_int_gt(read(err[0], said, sizeof(said) - 1), 0);
+	ck_assert_msg(strstr(said, "blitz_runtime_free: called from inside that runtime"), "said: %s", said);
+	/* It runs on. */
+	atomic_store(&hog_running, false);
+	atomic_store(&hog_release, true);
+	after = blitz_spawn(freed_rt, &hog_vt, NULL, 0);
+	ck_assert_ptr_nonnull(after);
+	ck_assert_int_eq(blitz_join(after), 0);
+	ck_assert(atomic_load(&hog_running));
+	blitz_task_release(after);
+	blitz_task_release(t);
+	blitz_runtime_free(freed_rt);
+	close(err[0]);
+	close(err[1]);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
 /* Echo server stopped by SIGTERM under load                              */
 
 struct totals {
@@ -574,6 +664,7 @@ static Suite *shutdown_suite(void)
 	tcase_add_loop_test(tc, token_awaiters_finish_and_drain_returns, 0, 3);
 	tcase_add_loop_test(tc, drain_deadline_then_free_cancels, 0, 3);
 	tcase_add_loop_test(tc, free_ends_joins_from_outside, 0, 20);
+	tcase_add_loop_test(tc, free_from_inside_is_refused, 0, 3);
 	tcase_add_loop_test(tc, echo_server_sigterm_under_load_loses_nothing, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
