@@ -873,9 +873,13 @@ static void uring_own(struct blitz_io *io, int fd)
  * runtime_unpark_for_io).  So, under sq_lock, the submission queue holds
  * nothing unsubmitted, and an internal entry that any thread submits (a
  * cancel, a NOP: each completes during that enter) submits only itself.
- * (One exception: a batch the kernel refused, EBUSY or EINTR, stays in
- * the queue until the next enter, whoever makes it.)  A driver without
- * a runtime (the backends' tests) is flushed by the thread that reaps it.
+ * (One exception, not handled: what the kernel did not take of a
+ * worker's batch, refused with EBUSY or EINTR, or the rest of a batch it
+ * stopped in, stays in the queue until the next enter, whoever makes it;
+ * the flag makes a worker's next flush retry it, but a thread that is
+ * not a worker and enters first, with a cancel or a NOP, submits it.)
+ * A driver without a runtime (the backends' tests) is flushed by the
+ * thread that reaps it.
  */
 
 /* pending_next - the op after @op on a list linked through ring_tag. */
@@ -920,18 +924,36 @@ static void pending_write(struct uring_priv *p)
 }
 
 /*
- * pending_take - unlink @target, or with @target NULL every op on @fd,
- * from the list (under sq_lock); returns them, linked the same way, for
- * pending_cancel once the lock is dropped.  A stale unsubmitted flag
- * left behind costs the next flush one empty round.
+ * on_file - does @op act on the file @fd names (what IORING_ASYNC_CANCEL_FD
+ * matches)?  A path operation's fd is only the directory it starts from.
+ */
+static bool on_file(const struct blitz_io_op *op, int fd)
+{
+	switch (op->opcode) {
+	case BLITZ_IO_OPENAT:
+	case BLITZ_IO_STATX:
+	case BLITZ_IO_MKDIRAT:
+	case BLITZ_IO_RENAMEAT:
+	case BLITZ_IO_UNLINKAT:
+		return false;
+	default:
+		return op->fd == fd;
+	}
+}
+
+/*
+ * pending_take - unlink @target, or with @target NULL every op on the
+ * file @fd, from the list (under sq_lock); returns them, linked the same
+ * way, for pending_cancel once the lock is dropped.  A stale unsubmitted
+ * flag left behind costs the next flush one empty round.
  */
 static struct blitz_io_op *pending_take(struct uring_priv *p, const struct blitz_io_op *target, int fd)
 {
 	struct blitz_io_op *prev = NULL, *op, *next, *taken = NULL;
 
-	for (op = p->pending_head; op; op = next) {
+	for (op = p->pending_head; op && !(target && taken); op = next) {
 		next = pending_next(op);
-		if (target ? op != target : op->fd != fd) {
+		if (target ? op != target : !on_file(op, fd)) {
 			prev = op;
 			continue;
 		}
@@ -1359,9 +1381,15 @@ static void uring_flush(struct blitz_io *io)
 	/* Relaxed: under sq_lock now, which every store of the flag holds. */
 	if (atomic_load_explicit(&p->unsubmitted, memory_order_relaxed)) {
 		pending_write(p);
-		/* The kernel refused the whole batch (EINTR, EBUSY): retry later. */
-		atomic_store_explicit(&p->unsubmitted,
-				      fault_fail(FAULT_RING_ENTER) || io_uring_submit(&p->ring) < 0,
+		/*
+		 * What the kernel did not take stays in the queue for the
+		 * next flush: a refused batch (EINTR, EBUSY), or the rest of
+		 * one it stopped in (an entry that failed, without SUBMIT_ALL;
+		 * out of memory with it).  The ring_enter fault refuses all.
+		 */
+		if (!fault_fail(FAULT_RING_ENTER))
+			io_uring_submit(&p->ring);
+		atomic_store_explicit(&p->unsubmitted, io_uring_sq_ready(&p->ring) != 0,
 				      memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&p->sq_lock);

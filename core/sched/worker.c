@@ -849,6 +849,15 @@ void worker_park(struct blitz_worker *w)
 		BLITZ_SEARCHING_END((int)w->index, idle_searching(idle), 0);
 	}
 	/*
+	 * Submit what threads that are not workers left on the driver's
+	 * pending list (io_uring: backends/io_uring.c, "The pending list"):
+	 * they cannot, and a worker ending a tick may not come.  The flag's
+	 * load is seq_cst, after our bit: the other half of the submitter's
+	 * flag, fence and load of the bits (runtime_unpark_for_io).  Before
+	 * the exits below: the one for a due timer keeps the bit it set.
+	 */
+	io_driver_flush(&rt->io);
+	/*
 	 * --- timers (core/time/driver.c): worker 0 sleeps at most until the next
 	 * expiry, 0 if one is due (then it does not sleep).  This publishes
 	 * its wake-up time, so that an earlier timer inserted from now on
@@ -877,14 +886,6 @@ void worker_park(struct blitz_worker *w)
 	 */
 	if (wake_park_final_check(w))
 		runtime_notify_parked(rt, (int)w->index);
-	/*
-	 * Submit what threads that are not workers left on the driver's
-	 * pending list (io_uring: backends/io_uring.c, "The pending list"):
-	 * they cannot, and a worker ending a tick may not come.  The flag's
-	 * load is seq_cst, after our bit: the other half of the submitter's
-	 * flag, fence and load of the bits (runtime_unpark_for_io).
-	 */
-	io_driver_flush(&rt->io);
 
 	/* What completed elsewhere is not held across our sleep. */
 	owned_drain(&rt->owned, w->index);
