@@ -448,6 +448,14 @@ static enum blitz_poll self_feeder_poll(void *arg, struct blitz_cx *cx)
 }
 static const struct blitz_task_vtable self_feeder_vt = BLITZ_TASK_VTABLE(self_feeder_poll, NULL);
 
+/* The same reader, whose drop cancels its read (as a task with I/O in flight must). */
+static void self_feeder_drop(void *arg)
+{
+	blitz_io_cancel(&((struct self_feeder *)arg)->op);
+}
+static const struct blitz_task_vtable cancelling_feeder_vt =
+	BLITZ_TASK_VTABLE(self_feeder_poll, self_feeder_drop);
+
 struct feeder_thread {
 	struct blitz_runtime *rt;
 	long rounds;
@@ -531,6 +539,34 @@ static void *helping_joiner(void *arg)
 }
 
 /*
+ * helped_reader - mode @i's runtime of one worker (NULL if that backend
+ * is not available here), its worker held (@h, *@held), and a reader of
+ * @vt (@r, *@t) on a new pipe (@fds) that a thread which is not a worker
+ * polled while it helped, then exited: the read was submitted from
+ * outside.
+ */
+static struct blitz_runtime *helped_reader(int i, const struct blitz_task_vtable *vt,
+					   struct holder *h, struct self_feeder *r, int fds[2],
+					   struct blitz_task **held, struct blitz_task **t)
+{
+	struct blitz_runtime *rt = runtime_without_net(i, 1);
+	pthread_t helper;
+
+	if (!rt)
+		return NULL;
+	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	*held = hold_the_worker(rt, h);
+	r->rfd = fds[0];
+	*t = blitz_spawn(rt, vt, r, sizeof(*r));
+	ck_assert_ptr_nonnull(*t);
+	ck_assert_int_eq(pthread_create(&helper, NULL, helping_joiner, rt), 0);
+	ck_assert_int_eq(pthread_join(helper, NULL), 0);
+	/* the helper polled it (nobody else could), and has exited */
+	ck_assert_int_eq(((struct self_feeder *)blitz_task_state(*t))->first_poll_on, -1);
+	return rt;
+}
+
+/*
  * A thread that is not a worker polls a reader (helping in its join of
  * another task), which submits a read on an empty pipe; the thread
  * exits; then the byte arrives.  The read must complete with it.  The
@@ -548,21 +584,12 @@ START_TEST(outside_submitter_exits_before_the_completion)
 	struct self_feeder r = { .wfd = -1 }, *done;
 	struct blitz_runtime *rt;
 	struct blitz_task *held, *t;
-	pthread_t helper;
 	int fds[2];
 
-	rt = runtime_without_net(_i, 1);
+	rt = helped_reader(_i, &self_feeder_vt, &h, &r, fds, &held, &t);
 	if (!rt)
 		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
-	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
-	held = hold_the_worker(rt, &h);
-	r.rfd = fds[0];
-	t = blitz_spawn(rt, &self_feeder_vt, &r, sizeof(r));
-	ck_assert_ptr_nonnull(t);
-	ck_assert_int_eq(pthread_create(&helper, NULL, helping_joiner, rt), 0);
-	ck_assert_int_eq(pthread_join(helper, NULL), 0);
 	done = blitz_task_state(t);
-	ck_assert_int_eq(done->first_poll_on, -1);	/* the helper polled it, and has exited */
 	atomic_store(&h.release, 1);
 	for (int ms = 0; !worker_asleep(rt); ms++) {
 		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
@@ -572,6 +599,42 @@ START_TEST(outside_submitter_exits_before_the_completion)
 	ck_assert_int_eq(blitz_join(t), 0);
 	ck_assert_int_eq(done->op.result, 1);
 	ck_assert_int_eq(done->buf[0], 'x');
+	join_and_free(rt, held, t, fds);
+}
+END_TEST
+
+/*
+ * A read that a thread which is not a worker submitted, cancelled while
+ * it still waits for a worker to submit it (io_uring: on the shared
+ * ring's pending list, the only worker held): it completes with
+ * -ECANCELED and is never submitted (a byte written afterwards is still
+ * in the pipe).  On the readiness backends the read is registered at
+ * once, and the cancel takes it back.
+ */
+START_TEST(outside_submission_cancelled_before_a_worker_submits_it)
+{
+	struct holder h = { 0 };
+	struct self_feeder r = { .wfd = -1 }, *done;
+	struct blitz_runtime *rt;
+	struct blitz_task *held, *t;
+	int fds[2];
+	char c;
+
+	rt = helped_reader(_i, &cancelling_feeder_vt, &h, &r, fds, &held, &t);
+	if (!rt)
+		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+	done = blitz_task_state(t);
+	blitz_task_cancel(t);				/* its drop cancels the read */
+	ck_assert_int_eq(blitz_join(t), -ECANCELED);
+	ck_assert_int_eq(done->op.result, -ECANCELED);
+	atomic_store(&h.release, 1);			/* the worker ticks and parks: it flushes */
+	for (int ms = 0; !worker_asleep(rt); ms++) {
+		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
+		usleep(1000);
+	}
+	ck_assert_int_eq(write(fds[1], "z", 1), 1);
+	ck_assert_int_eq(read(fds[0], &c, 1), 1);	/* nobody read it */
+	ck_assert_int_eq(c, 'z');
 	join_and_free(rt, held, t, fds);
 }
 END_TEST
@@ -753,6 +816,7 @@ static Suite *io_suite(void)
 	tcase_add_loop_test(tc, outside_submission_wakes_a_sleeping_worker, 0, IO_MODES);
 	tcase_add_loop_test(tc, outside_submissions_under_stress, 0, IO_MODES);
 	tcase_add_loop_test(tc, outside_submitter_exits_before_the_completion, 0, IO_MODES);
+	tcase_add_loop_test(tc, outside_submission_cancelled_before_a_worker_submits_it, 0, IO_MODES);
 	tcase_add_test(tc, backend_env_is_honoured);
 	tcase_add_test(tc, io_uring_refused_falls_back_and_says_so);
 	tcase_add_loop_test(tc, io_uring_rings_refused_fall_back_and_say_so, 0, 2);
