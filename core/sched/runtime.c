@@ -244,8 +244,9 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
  * flag), this fence, then the parked bits; the parker's seq_cst bit
  * (idle_set_parked), then its seq_cst loads of the flag (worker_park's
  * flush) and of the count (sleep_in_io, uring_wait_own).  Either we see
- * its bit and unpark it (it parks again, seeing both), or it sees them.  Not runtime_notify_parked: a searcher that it trusts to
- * look may be only a notifier's reservation (idle_claim_parked), which
+ * its bit and unpark it (it parks again, seeing both), or it sees them.
+ * Not runtime_notify_parked: a searcher that it trusts to look may be
+ * only a notifier's reservation (idle_claim_parked), which
  * is given back without parking, and only a park loads the count.  The
  * unpark claims nothing: the worker ends its sleep as after a timeout
  * (the unpark probe says so) and parks again.  It may be for nothing (a

@@ -309,6 +309,15 @@ static bool worker_asleep(struct blitz_runtime *rt)
 	return asleep;
 }
 
+/* wait_until_asleep - until worker_asleep(@rt), or fail after 10 s (scaled). */
+static void wait_until_asleep(struct blitz_runtime *rt)
+{
+	for (int ms = 0; !worker_asleep(rt); ms++) {
+		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
+		usleep(1000);
+	}
+}
+
 /* Holds the only worker in its poll until the test's reader lets it go. */
 struct holder {
 	_Atomic int running, release;
@@ -370,10 +379,7 @@ static enum blitz_poll outside_reader_poll(void *arg, struct blitz_cx *cx)
 	BLITZ_CO_BEGIN(&r->co);
 	r->first_poll_on = blitz_current_worker();
 	atomic_store(&r->holder->release, 1);
-	for (int ms = 0; !worker_asleep(r->rt); ms++) {
-		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
-		usleep(1000);
-	}
+	wait_until_asleep(r->rt);
 	blitz_io_prep_read(&r->op, r->rfd, r->buf, sizeof(r->buf), -1);
 	ck_assert_int_eq(blitz_io_poll(&r->op, cx), BLITZ_PENDING);
 	ck_assert_int_eq(write(r->wfd, "x", 1), 1);
@@ -591,10 +597,7 @@ START_TEST(outside_submitter_exits_before_the_completion)
 		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
 	done = blitz_task_state(t);
 	atomic_store(&h.release, 1);
-	for (int ms = 0; !worker_asleep(rt); ms++) {
-		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
-		usleep(1000);
-	}
+	wait_until_asleep(rt);
 	ck_assert_int_eq(write(fds[1], "x", 1), 1);
 	ck_assert_int_eq(blitz_join(t), 0);
 	ck_assert_int_eq(done->op.result, 1);
@@ -628,10 +631,7 @@ START_TEST(outside_submission_cancelled_before_a_worker_submits_it)
 	ck_assert_int_eq(blitz_join(t), -ECANCELED);
 	ck_assert_int_eq(done->op.result, -ECANCELED);
 	atomic_store(&h.release, 1);			/* the worker ticks and parks: it flushes */
-	for (int ms = 0; !worker_asleep(rt); ms++) {
-		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
-		usleep(1000);
-	}
+	wait_until_asleep(rt);
 	ck_assert_int_eq(write(fds[1], "z", 1), 1);
 	ck_assert_int_eq(read(fds[0], &c, 1), 1);	/* nobody read it */
 	ck_assert_int_eq(c, 'z');

@@ -208,6 +208,16 @@ static enum blitz_poll hog_poll(void *arg, struct blitz_cx *cx)
 }
 static const struct blitz_task_vtable hog_vt = BLITZ_TASK_VTABLE(hog_poll, NULL);
 
+/* start_hog - a hog on @rt's only worker, running when this returns. */
+static void start_hog(struct blitz_runtime *rt)
+{
+	atomic_store(&hog_running, false);
+	atomic_store(&hog_release, false);
+	ck_assert_int_eq(blitz_spawn_detached(rt, &hog_vt, NULL, 0), 0);
+	while (!atomic_load(&hog_running))
+		sched_yield();
+}
+
 /* nester - joins a task that never completes, from inside its poll. */
 static enum blitz_poll nester_poll(void *arg, struct blitz_cx *cx)
 {
@@ -245,11 +255,7 @@ START_TEST(free_ends_joins_from_outside)
 	atomic_store(&helped_polls, 0);
 	atomic_store(&nested_result, 1);
 	atomic_store(&nested_polls, 0);
-	atomic_store(&hog_running, false);
-	atomic_store(&hog_release, false);
-	ck_assert_int_eq(blitz_spawn_detached(rt, &hog_vt, NULL, 0), 0);
-	while (!atomic_load(&hog_running))
-		sched_yield();
+	start_hog(rt);
 	for (int i = 0; i < FREE_SPINNERS; i++) {
 		struct spinner s = { .id = i };
 
@@ -344,13 +350,8 @@ START_TEST(free_from_inside_is_refused)
 	ck_assert_int_eq(pipe2(err, O_NONBLOCK | O_CLOEXEC), 0);
 	saved = dup(2);
 	ck_assert_int_eq(dup2(err[1], 2), 2);
-	if (_i == 1) {
-		atomic_store(&hog_running, false);
-		atomic_store(&hog_release, false);
-		ck_assert_int_eq(blitz_spawn_detached(freed_rt, &hog_vt, NULL, 0), 0);
-		while (!atomic_load(&hog_running))
-			sched_yield();
-	}
+	if (_i == 1)
+		start_hog(freed_rt);
 	t = blitz_spawn(freed_rt, &self_freer_vt, &in_job, sizeof(in_job));
 	ck_assert_ptr_nonnull(t);
 	if (_i == 1) {	/* the worker is held: the thread's help polls the task */
