@@ -8,9 +8,13 @@
  * Exit status: 0 when every test passed (skips pass with a SKIP line).
  */
 #include <dirent.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "../../core/sched/park.h"
+#include "../../core/sched/runtime.h"
 #include "suites.h"
 
 double test_timeout_scale(void)
@@ -26,6 +30,60 @@ long test_scaled(long n)
 	long m = test_timeout_scale() > 1 ? n / 10 : n;
 
 	return m > 0 ? m : 1;
+}
+
+/* thread_state - the state letter of this process's thread named @comm ('?': none). */
+static char thread_state(const char *comm)
+{
+	char path[300], name[32], stat[256], state = '?';
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+
+	ck_assert_ptr_nonnull(dir);
+	while ((d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;	/* a thread that just exited */
+		name[0] = 0;
+		if (!fgets(name, sizeof(name), f))
+			name[0] = 0;
+		fclose(f);
+		name[strcspn(name, "\n")] = 0;
+		if (strcmp(name, comm))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", d->d_name);
+		if ((f = fopen(path, "r"))) {
+			/* pid (comm) state ...: the state follows the last ')'. */
+			if (fgets(stat, sizeof(stat), f) && strrchr(stat, ')'))
+				state = strrchr(stat, ')')[2];
+			fclose(f);
+		}
+	}
+	closedir(dir);
+	return state;
+}
+
+bool test_worker_asleep(struct blitz_runtime *rt, unsigned w)
+{
+	uint32_t s = atomic_load(&rt->workers[w].park.futex);
+	char comm[32];
+
+	if (s != PARK_PARKED && s != PARK_PARKED_IO)
+		return false;
+	snprintf(comm, sizeof(comm), "blitz-worker%u", w);
+	return thread_state(comm) == 'S';
+}
+
+void test_wait_until_asleep(struct blitz_runtime *rt, unsigned w)
+{
+	for (int ms = 0; !test_worker_asleep(rt, w); ms++) {
+		ck_assert_msg(ms < 10000 * test_timeout_scale(), "worker %u never slept", w);
+		usleep(1000);
+	}
 }
 
 const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS] = {

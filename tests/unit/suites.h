@@ -50,6 +50,16 @@ struct blitz_runtime *test_runtime_on(int i);
 struct blitz_runtime *test_runtime(unsigned workers);
 
 /*
+ * test_worker_asleep - worker @w of @rt is blocked in its sleep: its futex
+ * word says parked (it chose where to sleep: on the futex, or in its ring
+ * and whether to watch the shared one) and its thread ("blitz-worker<w>";
+ * one runtime in the process) sleeps in the kernel ('S' in /proc).
+ * test_wait_until_asleep - until then, or fail after 10 s (scaled).
+ */
+bool test_worker_asleep(struct blitz_runtime *rt, unsigned w);
+void test_wait_until_asleep(struct blitz_runtime *rt, unsigned w);
+
+/*
  * A park timeout of an hour: no safety net under a wake, so that a test
  * of one hangs (and fails by its tcase's timeout) if the wake is lost,
  * instead of passing 10 ms late.

@@ -265,59 +265,6 @@ static struct blitz_runtime *runtime_without_net(int i, unsigned workers)
 	return rt;
 }
 
-/*
- * worker_asleep - worker 0 of @rt is blocked in its sleep: its futex word
- * says parked (it chose where to sleep: on the futex, or in its ring and
- * whether to watch the shared one) and its thread ("blitz-worker0", the
- * only one in this process) sleeps in the kernel ('S' in /proc).
- */
-static bool worker_asleep(struct blitz_runtime *rt)
-{
-	uint32_t s = atomic_load(&rt->workers[0].park.futex);
-	char path[300], comm[32], stat[256];
-	bool asleep = false;
-	struct dirent *d;
-	DIR *dir;
-
-	if (s != PARK_PARKED && s != PARK_PARKED_IO)
-		return false;
-	dir = opendir("/proc/self/task");
-	ck_assert_ptr_nonnull(dir);
-	while ((d = readdir(dir))) {
-		FILE *f;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;	/* a thread that just exited */
-		comm[0] = 0;
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = 0;
-		fclose(f);
-		if (strcmp(comm, "blitz-worker0\n"))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", d->d_name);
-		if ((f = fopen(path, "r"))) {
-			/* pid (comm) state ...: the state follows the last ')'. */
-			if (fgets(stat, sizeof(stat), f) && strrchr(stat, ')'))
-				asleep = strrchr(stat, ')')[2] == 'S';
-			fclose(f);
-		}
-	}
-	closedir(dir);
-	return asleep;
-}
-
-/* wait_until_asleep - until worker_asleep(@rt), or fail after 10 s (scaled). */
-static void wait_until_asleep(struct blitz_runtime *rt)
-{
-	for (int ms = 0; !worker_asleep(rt); ms++) {
-		ck_assert_msg(ms < 10000 * test_timeout_scale(), "the worker never slept");
-		usleep(1000);
-	}
-}
-
 /* Holds the only worker in its poll until the test's reader lets it go. */
 struct holder {
 	_Atomic int running, release;
@@ -379,7 +326,7 @@ static enum blitz_poll outside_reader_poll(void *arg, struct blitz_cx *cx)
 	BLITZ_CO_BEGIN(&r->co);
 	r->first_poll_on = blitz_current_worker();
 	atomic_store(&r->holder->release, 1);
-	wait_until_asleep(r->rt);
+	test_wait_until_asleep(r->rt, 0);
 	blitz_io_prep_read(&r->op, r->rfd, r->buf, sizeof(r->buf), -1);
 	ck_assert_int_eq(blitz_io_poll(&r->op, cx), BLITZ_PENDING);
 	ck_assert_int_eq(write(r->wfd, "x", 1), 1);
@@ -597,7 +544,7 @@ START_TEST(outside_submitter_exits_before_the_completion)
 		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
 	done = blitz_task_state(t);
 	atomic_store(&h.release, 1);
-	wait_until_asleep(rt);
+	test_wait_until_asleep(rt, 0);
 	ck_assert_int_eq(write(fds[1], "x", 1), 1);
 	ck_assert_int_eq(blitz_join(t), 0);
 	ck_assert_int_eq(done->op.result, 1);
@@ -631,7 +578,7 @@ START_TEST(outside_submission_cancelled_before_a_worker_submits_it)
 	ck_assert_int_eq(blitz_join(t), -ECANCELED);
 	ck_assert_int_eq(done->op.result, -ECANCELED);
 	atomic_store(&h.release, 1);			/* the worker ticks and parks: it flushes */
-	wait_until_asleep(rt);
+	test_wait_until_asleep(rt, 0);
 	ck_assert_int_eq(write(fds[1], "z", 1), 1);
 	ck_assert_int_eq(read(fds[0], &c, 1), 1);	/* nobody read it */
 	ck_assert_int_eq(c, 'z');
