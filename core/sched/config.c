@@ -23,7 +23,8 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->trace_sample = 1;
 	cfg->max_blocking_threads = CONFIG_MAX_BLOCKING_THREADS;
 	cfg->blocking_idle_ms = BLITZ_BLOCKING_IDLE_MS;
-	cfg->wake = BLITZ_WAKE_EAGER;
+	cfg->wake = BLITZ_WAKE_BACKLOG;
+	cfg->wake_min_backlog_ns = BLITZ_WAKE_MIN_BACKLOG_NS;
 	cfg->wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	cfg->wake_busy_ns = BLITZ_WAKE_BUSY_NS;
 	cfg->hist_sample = BLITZ_HIST_SAMPLE_AUTO;
@@ -105,7 +106,8 @@ static const struct env_choice steal_choices[] = {
 	{ "half", BLITZ_STEAL_HALF }, { "one", BLITZ_STEAL_ONE },
 };
 static const struct env_choice wake_choices[] = {
-	{ "eager", BLITZ_WAKE_EAGER }, { "bounded", BLITZ_WAKE_BOUNDED },
+	{ "backlog", BLITZ_WAKE_BACKLOG }, { "eager", BLITZ_WAKE_EAGER },
+	{ "bounded", BLITZ_WAKE_BOUNDED },
 };
 
 /*
@@ -184,9 +186,12 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 			 v, BLITZ_BLOCKING_IDLE_MS_LIMIT);
 		return -EINVAL;
 	}
-	if (ENV_CHOICE("BLITZ_WAKE", wake_choices, "'eager' or 'bounded'", &wake, err, errlen))
+	if (ENV_CHOICE("BLITZ_WAKE", wake_choices, "'backlog', 'eager' or 'bounded'", &wake, err,
+		       errlen))
 		return -EINVAL;
-	if (env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", BLITZ_WAKE_LIMIT_US,
+	if (env_us("BLITZ_WAKE_MIN_BACKLOG_US", "a backlog", BLITZ_WAKE_LIMIT_US,
+		   &c.wake_min_backlog_ns, err, errlen) ||
+	    env_us("BLITZ_WAKE_BACKLOG_US", "a backlog", BLITZ_WAKE_LIMIT_US,
 		   &c.wake_backlog_ns, err, errlen) ||
 	    env_us("BLITZ_WAKE_BUSY_US", "a time awake", BLITZ_WAKE_LIMIT_US,
 		   &c.wake_busy_ns, err, errlen) ||
@@ -233,8 +238,10 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 			 cfg->blocking_idle_ms, BLITZ_BLOCKING_IDLE_MS, BLITZ_BLOCKING_IDLE_MS_LIMIT);
 		return -EINVAL;
 	}
-	if (cfg->wake != BLITZ_WAKE_EAGER && cfg->wake != BLITZ_WAKE_BOUNDED) {
-		snprintf(err, errlen, "wake=%d: BLITZ_WAKE_EAGER or BLITZ_WAKE_BOUNDED", cfg->wake);
+	if (cfg->wake != BLITZ_WAKE_BACKLOG && cfg->wake != BLITZ_WAKE_EAGER &&
+	    cfg->wake != BLITZ_WAKE_BOUNDED) {
+		snprintf(err, errlen, "wake=%d: BLITZ_WAKE_BACKLOG, BLITZ_WAKE_EAGER or BLITZ_WAKE_BOUNDED",
+			 cfg->wake);
 		return -EINVAL;
 	}
 	if (cfg->hist_sample && (!power_of_two(cfg->hist_sample) || cfg->hist_sample > BLITZ_HIST_SAMPLE_MAX)) {

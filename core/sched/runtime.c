@@ -74,6 +74,8 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (c.wake_min_backlog_ns == 0)
+		c.wake_min_backlog_ns = BLITZ_WAKE_MIN_BACKLOG_NS;
 	if (c.wake_backlog_ns == 0)
 		c.wake_backlog_ns = BLITZ_WAKE_BACKLOG_NS;
 	if (c.wake_busy_ns == 0)

@@ -72,16 +72,21 @@ void runtime_unpark_for_io(struct blitz_runtime *rt);
  * own ring.  The pusher is awake and will run the task itself, so a missed
  * wake here costs parallelism (bounded by the 10 ms park timeout), never a
  * task: check the idle state with relaxed loads first and pay for the fence
- * only when someone sleeps and nobody searches.  Pushes that the pusher will
- * not run itself (the global queue) use runtime_notify_parked().  Inline:
- * a worker asks after most pushes.
+ * only when someone sleeps and nobody searches (runtime_local_wake_wanted,
+ * which the wake policy's test follows: see should_notify_others).  Pushes
+ * that the pusher will not run itself (the global queue) use
+ * runtime_notify_parked().  Inline: a worker asks after most pushes.
  */
+static inline bool runtime_local_wake_wanted(struct blitz_runtime *rt)
+{
+	return atomic_load_explicit(&rt->idle.num_searching, memory_order_relaxed) == 0 &&
+	       atomic_load_explicit(&rt->idle.num_parked, memory_order_relaxed) != 0;
+}
+
 static inline void runtime_notify_parked_local(struct blitz_runtime *rt, int waker)
 {
-	if (atomic_load_explicit(&rt->idle.num_searching, memory_order_relaxed) != 0 ||
-	    atomic_load_explicit(&rt->idle.num_parked, memory_order_relaxed) == 0)
-		return;
-	runtime_notify_parked(rt, waker);
+	if (runtime_local_wake_wanted(rt))
+		runtime_notify_parked(rt, waker);
 }
 bool runtime_has_work(struct blitz_runtime *rt);
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);

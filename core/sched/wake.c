@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * core/sched/wake.c - BLITZ_WAKE=bounded's halves of the wake hooks
- * (wake.h, which has eager's beside them and describes both policies).
- * None of this runs under eager.  (The owner's own test after a local
- * push, wake_bounded_local_push, is inline in wake.h: it runs per push.)
+ * (wake.h, which has eager's and backlog's beside them and describes the
+ * three policies).  None of this runs under eager or backlog.  (The
+ * owner's own test after a local push, wake_bounded_local_push, is inline
+ * in wake.h: it runs per push.)
  *
  * "Behind": a worker whose backlog (its ring length x its EWMA poll time)
  * reaches wake_backlog_ns, or that has been awake without parking for

@@ -2,13 +2,22 @@
 /*
  * core/sched/wake.h - the wake policy (BLITZ_WAKE): when work on one
  * worker makes the scheduler wake, or take from, another.  worker.c asks
- * these hooks; each holds both policies' answers, eager's inline here
- * (the default, on the hot paths: one test of cfg.wake before it) and
+ * these hooks; each holds the policies' answers, backlog's and eager's
+ * inline here (on the hot paths: a test of cfg.wake before them) and
  * bounded's in wake.c.
  *
  *   eager (Tokio's rule): a push that leaves more than one task on this
  *     worker wakes a sleeper; any queued task counts as work for others;
  *     any victim may be stolen from.  None of the bookkeeping below runs.
+ *   backlog (the default): eager, except that such a push wakes a sleeper
+ *     only when the tasks it leaves, times this worker's EWMA poll time,
+ *     reach wake_min_backlog_ns (or the ring overflowed): a backlog that
+ *     this worker runs before a woken one could start (a futex wake, a
+ *     context switch, cold caches: 10-15 us on our machines) is left to
+ *     it, and its tasks stay on one CPU.  The EWMA is a prediction: a
+ *     task queued behind a poll that runs far longer than the average
+ *     waits for that poll, or for a sleeper's park timeout (10 ms), as the
+ *     LIFO slot's task always does.  Nothing else differs from eager.
  *   bounded (opt-in; docs/scheduler.md, "Waking another worker"): a
  *     worker that keeps up with its own queue runs it alone.  Work counts
  *     for others only in the global queue or in the ring of a worker that
@@ -85,21 +94,27 @@ static inline void wake_init(struct blitz_worker *w)
 /*
  * wake_should_notify_local_push - a push to @w's own queue left @n > 1
  * tasks there (@overflowed: part of the ring went to the global queue):
- * wake a sleeper?  eager: yes.  bounded: on overflow, or when @w is behind
- * its own backlog (wake_bounded_local_push).
+ * wake a sleeper?  eager: yes.  backlog: on overflow, or when @n times
+ * @w's EWMA poll time (its own, private) reaches wake_min_backlog_ns.
+ * bounded: on overflow, or when @w is behind its own backlog
+ * (wake_bounded_local_push).
  */
 static inline bool wake_should_notify_local_push(struct blitz_worker *w, size_t n,
 						 bool overflowed)
 {
-	if (!wake_is_bounded(w->rt) || overflowed)
+	const struct blitz_config *cfg = &w->rt->cfg;
+
+	if (overflowed || cfg->wake == BLITZ_WAKE_EAGER)
 		return true;
+	if (cfg->wake == BLITZ_WAKE_BACKLOG)
+		return n * w->ewma_poll_ns >= cfg->wake_min_backlog_ns;
 	return wake_bounded_local_push(w, n);
 }
 
 /*
  * wake_work_for_others - the last searcher found a task; after its fence
  * (found_more): is there work another worker should be woken for?
- * eager: our LIFO slot, any ring, the global queue.  bounded: our slot is
+ * eager, backlog: our LIFO slot, any ring, the global queue.  bounded: our slot is
  * ours to run; only the global queue and a ring whose owner is behind.
  */
 static inline bool wake_work_for_others(struct blitz_worker *w)
@@ -110,7 +125,7 @@ static inline bool wake_work_for_others(struct blitz_worker *w)
 	return atomic_load_explicit(&w->lifo, memory_order_relaxed) || runtime_has_work(w->rt);
 }
 
-/* wake_steal_clock - the time wake_may_steal_from() judges by (eager: none). */
+/* wake_steal_clock - the time wake_may_steal_from() judges by (eager, backlog: none). */
 static inline uint64_t wake_steal_clock(struct blitz_worker *w)
 {
 	return wake_is_bounded(w->rt) ? clock_now_ns() : 0;
@@ -118,7 +133,7 @@ static inline uint64_t wake_steal_clock(struct blitz_worker *w)
 
 /*
  * wake_may_steal_from - may @w steal from worker @v (at @now, from
- * wake_steal_clock)?  eager: always.  bounded: from a higher-numbered
+ * wake_steal_clock)?  eager, backlog: always.  bounded: from a higher-numbered
  * worker always, from a lower-numbered one only when it is behind:
  * connections drift down, a lightly loaded runtime's I/O gathers in
  * worker 0's ring, and the others can stay asleep.
@@ -146,7 +161,7 @@ static inline void wake_park_begin(struct blitz_worker *w)
 
 /*
  * wake_park_final_check - @w's bit is visible in the idle set: has work
- * appeared that a worker should be woken for?  eager: anything queued
+ * appeared that a worker should be woken for?  eager, backlog: anything queued
  * (runtime_has_work).  bounded: wake_bounded_final_check.
  */
 static inline bool wake_park_final_check(struct blitz_worker *w)
@@ -169,7 +184,7 @@ static inline void wake_park_end(struct blitz_worker *w)
 
 /*
  * wake_tick_start - a tick of @w begins at @start.  bounded: its
- * bookkeeping (wake_bounded_tick_start); eager reads none of it.
+ * bookkeeping (wake_bounded_tick_start); eager and backlog read none of it.
  */
 static inline void wake_tick_start(struct blitz_worker *w, uint64_t start)
 {

@@ -127,6 +127,13 @@ static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 	    queue_len(&w->queue);
 	if (n <= 1)
 		return false;
+	/*
+	 * Nobody to wake (the relaxed pre-check of runtime_notify_parked_local,
+	 * repeated there): the policy's test is not worth running.  On a busy
+	 * runtime, and always with one worker, this is where a push stops.
+	 */
+	if (!runtime_local_wake_wanted(w->rt))
+		return false;
 	return wake_should_notify_local_push(w, n, overflowed);
 }
 

@@ -15,7 +15,8 @@
  *   BLITZ_HIST_SAMPLE=auto|N            summary histograms time one tick in N, a power of two (default auto)
  *   BLITZ_BLOCKING_THREADS=N            blocking-pool thread cap (default 512)
  *   BLITZ_BLOCKING_IDLE_MS=N            a pool thread idle this long exits (default 10000)
- *   BLITZ_WAKE=eager|bounded            when a local push wakes a parked worker (below)
+ *   BLITZ_WAKE=backlog|eager|bounded    when a local push wakes a parked worker (below)
+ *   BLITZ_WAKE_MIN_BACKLOG_US=N         backlog: the backlog (tasks x EWMA poll time) that wakes one (default 5)
  *   BLITZ_WAKE_BACKLOG_US=N             bounded: the backlog (tasks x EWMA poll time) that wakes one
  *   BLITZ_WAKE_BUSY_US=N                bounded: time awake without parking after which any backlog does
  *   BLITZ_PARK_TIMEOUT_US=N             a parked worker's longest sleep (default 10000; below)
@@ -53,18 +54,23 @@ enum blitz_steal_policy {
 
 /*
  * When a push to a worker's own queue wakes a parked worker
- * (BLITZ_WAKE=eager|bounded; docs/scheduler.md, "Waking another
+ * (BLITZ_WAKE=backlog|eager|bounded; docs/scheduler.md, "Waking another
  * worker").  eager: whenever the LIFO slot and the ring hold more than one
- * task (Tokio's rule).  bounded: only when that backlog times the worker's
- * EWMA poll time reaches wake_backlog_ns, when the worker has been awake
- * without parking for wake_busy_ns, or when the ring overflowed; otherwise
- * the worker is keeping up and runs the backlog itself.
+ * task (Tokio's rule).  backlog (the default): eager's rule, and only when
+ * that many tasks times the worker's EWMA poll time reaches
+ * wake_min_backlog_ns, or the ring overflowed: a backlog the worker runs
+ * before a woken one could start is left to it.  bounded: only when the
+ * backlog reaches wake_backlog_ns, when the worker has been awake without
+ * parking for wake_busy_ns, or when the ring overflowed, and more (the
+ * docs); otherwise the worker is keeping up and runs the backlog itself.
  */
 enum blitz_wake_policy {
 	BLITZ_WAKE_EAGER   = 0,
 	BLITZ_WAKE_BOUNDED = 1,
+	BLITZ_WAKE_BACKLOG = 2,
 };
-#define BLITZ_WAKE_BACKLOG_NS        50000ull	/* 50 us */
+#define BLITZ_WAKE_MIN_BACKLOG_NS    5000ull	/* backlog: 5 us, under one wake's cost */
+#define BLITZ_WAKE_BACKLOG_NS        50000ull	/* bounded: 50 us */
 #define BLITZ_WAKE_BUSY_NS           300000ull	/* 300 us */
 #define BLITZ_WAKE_LIMIT_US          1000000u	/* the env knobs' cap: 1 s */
 
@@ -115,7 +121,8 @@ struct blitz_config {
 	unsigned trace_sample;		/* task_* probes for 1 task in N (0, 1: all) */
 	unsigned max_blocking_threads;	/* blocking-pool cap; 0: CONFIG_MAX_BLOCKING_THREADS */
 	unsigned blocking_idle_ms;	/* idle pool thread exits after; 0: 10 s */
-	enum blitz_wake_policy wake;	/* EAGER by default */
+	enum blitz_wake_policy wake;	/* BACKLOG by default */
+	unsigned long long wake_min_backlog_ns;	/* backlog: backlog that wakes; 0: default */
 	unsigned long long wake_backlog_ns;	/* bounded: backlog that wakes; 0: default */
 	unsigned long long wake_busy_ns;	/* bounded: awake this long, any backlog wakes; 0: default */
 	unsigned hist_sample;		/* summary histograms time 1 tick in N (a power of two); 0: auto */

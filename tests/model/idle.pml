@@ -115,6 +115,15 @@
  *                     comes after the final check, not before our bit
  *   BUG_BOUNDED_NO_OVERDUE     a hung worker never counts as awake too
  *                     long: a task in its ring waits for ever
+ *   BACKLOG           BLITZ_WAKE=backlog (the default since 2026-11-29):
+ *                     eager, except that a local push that leaves more
+ *                     than one task may skip its notify (the backlog
+ *                     x EWMA test, a free guess here); nothing else
+ *                     differs.  With HANG, timeouts fire only once a
+ *                     worker hangs and the checker waits for all
+ *                     MAX_TIMEOUTS of them, as under BOUNDED: a task the
+ *                     skip left in a hung worker's ring waits for a park
+ *                     timeout, never longer and never for ever
  * Proposed fixes:
  *   FIX_RELEASE       idle_claim_parked, giving back a unit it reserved
  *                     but could not use, does what any last searcher does:
@@ -275,6 +284,11 @@ byte helping;                /* ghost: helpers leaving, not yet hung */
 #endif
 #define TIMEOUTS_DONE  (timeouts_left == 0 || NHUNG == 0)
 #define EARLY_TIMEOUT  1
+#elif defined(BACKLOG) && HANG
+#define TIMEOUT_OK     (NHUNG > 0)
+#define MARK_HUNG      skip
+#define MARK_OVERDUE   skip
+#define TIMEOUTS_DONE  (timeouts_left == 0 || NHUNG == 0)
 #else
 #define TIMEOUT_OK     1
 #define MARK_HUNG      skip
@@ -561,8 +575,12 @@ inline worker_schedule_local()
 	   };
 #ifndef SPEC_EVICT
 	   if                                       /* should_notify_others */
-#ifdef BOUNDED
+#if defined(BOUNDED)
 	   /* wake_bounded_local_push: only if we are behind (a guess) */
+	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
+	   :: !searching && lifo + ring[me] > 1 -> skip
+#elif defined(BACKLOG)
+	   /* backlog: only if the tasks x our EWMA reach the threshold (a guess) */
 	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
 	   :: !searching && lifo + ring[me] > 1 -> skip
 #else

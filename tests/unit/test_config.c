@@ -19,6 +19,7 @@ static void clear_env(void)
 	unsetenv("BLITZ_BLOCKING_THREADS");
 	unsetenv("BLITZ_BLOCKING_IDLE_MS");
 	unsetenv("BLITZ_WAKE");
+	unsetenv("BLITZ_WAKE_MIN_BACKLOG_US");
 	unsetenv("BLITZ_WAKE_BACKLOG_US");
 	unsetenv("BLITZ_WAKE_BUSY_US");
 	unsetenv("BLITZ_PARK_TIMEOUT_US");
@@ -39,7 +40,8 @@ START_TEST(defaults_are_the_seeds)
 	ck_assert_uint_ge(blitz_max_workers(), 256);
 	ck_assert_uint_eq(c.max_blocking_threads, 512);
 	ck_assert_uint_eq(c.blocking_idle_ms, 10000);
-	ck_assert_int_eq(c.wake, BLITZ_WAKE_EAGER);
+	ck_assert_int_eq(c.wake, BLITZ_WAKE_BACKLOG);
+	ck_assert_uint_eq(c.wake_min_backlog_ns, 5000);
 	ck_assert_uint_eq(c.wake_backlog_ns, BLITZ_WAKE_BACKLOG_NS);
 	ck_assert_uint_eq(c.wake_busy_ns, BLITZ_WAKE_BUSY_NS);
 	ck_assert_uint_eq(c.hist_sample, BLITZ_HIST_SAMPLE_AUTO);
@@ -61,6 +63,7 @@ START_TEST(env_values_apply)
 	setenv("BLITZ_BLOCKING_THREADS", "9", 1);
 	setenv("BLITZ_BLOCKING_IDLE_MS", "250", 1);
 	setenv("BLITZ_WAKE", "bounded", 1);
+	setenv("BLITZ_WAKE_MIN_BACKLOG_US", "20", 1);
 	setenv("BLITZ_WAKE_BACKLOG_US", "200", 1);
 	setenv("BLITZ_WAKE_BUSY_US", "3000", 1);
 	setenv("BLITZ_PARK_TIMEOUT_US", "3600000000", 1);
@@ -74,6 +77,7 @@ START_TEST(env_values_apply)
 	ck_assert_uint_eq(c.max_blocking_threads, 9);
 	ck_assert_uint_eq(c.blocking_idle_ms, 250);
 	ck_assert_int_eq(c.wake, BLITZ_WAKE_BOUNDED);
+	ck_assert_uint_eq(c.wake_min_backlog_ns, 20000);
 	ck_assert_uint_eq(c.wake_backlog_ns, 200000);
 	ck_assert_uint_eq(c.wake_busy_ns, 3000000);
 	ck_assert_uint_eq(c.park_timeout_ns, 3600000000000ull);
@@ -86,6 +90,12 @@ START_TEST(env_values_apply)
 	setenv("BLITZ_HIST_SAMPLE", "auto", 1);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_uint_eq(c.hist_sample, BLITZ_HIST_SAMPLE_AUTO);
+	setenv("BLITZ_WAKE", "eager", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.wake, BLITZ_WAKE_EAGER);
+	setenv("BLITZ_WAKE", "backlog", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.wake, BLITZ_WAKE_BACKLOG);
 	clear_env();
 }
 END_TEST
@@ -112,7 +122,9 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_BLOCKING_THREADS", "40000", "thread cap from 1 to" },
 	{ "BLITZ_BLOCKING_IDLE_MS", "0", "in milliseconds" },
 	{ "BLITZ_BLOCKING_IDLE_MS", "10s", "in milliseconds" },
-	{ "BLITZ_WAKE", "lazy", "'eager' or 'bounded'" },
+	{ "BLITZ_WAKE", "lazy", "'backlog', 'eager' or 'bounded'" },
+	{ "BLITZ_WAKE_MIN_BACKLOG_US", "0", "backlog in microseconds" },
+	{ "BLITZ_WAKE_MIN_BACKLOG_US", "5us", "backlog in microseconds" },
 	{ "BLITZ_WAKE_BACKLOG_US", "0", "backlog in microseconds" },
 	{ "BLITZ_WAKE_BUSY_US", "2000000", "awake in microseconds" },
 	{ "BLITZ_PARK_TIMEOUT_US", "0", "longest sleep in microseconds from 1 to 3600000000" },

@@ -16,17 +16,20 @@
 
 /*
  * The wake policy of new_rt's runtimes: the end-to-end tests below run
- * once per policy (loop tests, _i), so BLITZ_WAKE=bounded's steal, park
- * and hand-back paths get the same exactly-once and no-lost-wake checks,
- * under the sanitizers too.
+ * once per policy (loop tests, _i), so each policy's skipped wakes, and
+ * BLITZ_WAKE=bounded's steal, park and hand-back paths, get the same
+ * exactly-once and no-lost-wake checks, under the sanitizers too.
  */
-static const enum blitz_wake_policy wake_policies[] = { BLITZ_WAKE_EAGER, BLITZ_WAKE_BOUNDED };
-static enum blitz_wake_policy test_wake = BLITZ_WAKE_EAGER;
+static const enum blitz_wake_policy wake_policies[] = {
+	BLITZ_WAKE_BACKLOG, BLITZ_WAKE_EAGER, BLITZ_WAKE_BOUNDED,
+};
+#define NUM_WAKE_POLICIES ((int)(sizeof(wake_policies) / sizeof(wake_policies[0])))
+static enum blitz_wake_policy test_wake = BLITZ_WAKE_BACKLOG;
 
 /* Every test starts with the default policy (also when Check does not fork). */
-static void eager_by_default(void)
+static void default_wake_policy(void)
 {
-	test_wake = BLITZ_WAKE_EAGER;
+	test_wake = BLITZ_WAKE_BACKLOG;
 }
 
 static struct blitz_runtime *new_rt(unsigned workers)
@@ -616,21 +619,152 @@ START_TEST(many_workers_beyond_64)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* The wake policy: a local push that wakes nobody                        */
+
+/*
+ * A root task, on whichever worker runs it, waits until the other worker
+ * sleeps, then spawns the behind task and a second one: the second takes
+ * the LIFO slot and pushes the behind task into the ring, a push that
+ * leaves two tasks, which eager answers with a wake.  The root then keeps
+ * its worker in one long poll: for HOLD_MS (hold), or until the behind
+ * task has run (wait_ran; 60 s at most, then it reports it never ran).
+ */
+#define HOLD_MS 20
+
+struct behind_root {
+	bool wait_ran;
+	int root_worker;		/* out */
+	bool ran_while_held;		/* out */
+	_Atomic int *ran_on;		/* the behind task's worker, -1 until it runs */
+};
+
+static enum blitz_poll behind_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)cx;
+	atomic_store(*(_Atomic int **)arg, blitz_current_worker());
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable behind_vt = BLITZ_TASK_VTABLE(behind_poll, NULL);
+
+static enum blitz_poll nothing_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	(void)cx;
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable nothing_vt = BLITZ_TASK_VTABLE(nothing_poll, NULL);
+
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static enum blitz_poll behind_root_poll(void *arg, struct blitz_cx *cx)
+{
+	struct behind_root *r = arg;
+	uint64_t until;
+
+	(void)cx;
+	r->root_worker = blitz_current_worker();
+	test_wait_until_asleep(blitz_current_runtime(), 1 - (unsigned)r->root_worker);
+	ck_assert_int_eq(blitz_spawn_detached(NULL, &behind_vt, &r->ran_on, sizeof(r->ran_on)), 0);
+	ck_assert_int_eq(blitz_spawn_detached(NULL, &nothing_vt, NULL, 0), 0);
+	until = mono_ms() + (r->wait_ran ? 60000 * test_timeout_scale() : HOLD_MS);
+	while (mono_ms() < until && (!r->wait_ran || atomic_load(r->ran_on) < 0))
+		sched_yield();
+	r->ran_while_held = atomic_load(r->ran_on) >= 0;
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable behind_root_vt = BLITZ_TASK_VTABLE(behind_root_poll, NULL);
+
+/*
+ * run_behind - a 2-worker runtime with @wake, backlog's threshold @min_ns
+ * and a park timeout of @park_ns runs a behind_root; returns the worker
+ * that ran the behind task, once it has run.
+ */
+static int run_behind(struct behind_root *r, enum blitz_wake_policy wake,
+		      unsigned long long min_ns, unsigned long long park_ns)
+{
+	static _Atomic int ran_on;
+	struct blitz_config c;
+	struct blitz_runtime *rt;
+
+	blitz_config_default(&c);
+	c.workers = 2;
+	c.wake = wake;
+	c.wake_min_backlog_ns = min_ns;
+	c.park_timeout_ns = park_ns;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
+	atomic_store(&ran_on, -1);
+	r->ran_on = &ran_on;
+	ck_assert_int_eq(blitz_block_on(rt, &behind_root_vt, r, sizeof(*r)), 0);
+	while (atomic_load(&ran_on) < 0)
+		sched_yield();
+	blitz_runtime_free(rt);
+	return atomic_load(&ran_on);
+}
+
+/*
+ * backlog leaves a backlog below its threshold to the worker that has it:
+ * nobody wakes the sleeper (a park timeout of an hour), and the behind
+ * task runs after the long poll, on the root's worker.  eager, in the same
+ * setup, wakes the sleeper, which takes the task while the poll runs: the
+ * setup can see a wake.
+ */
+START_TEST(backlog_leaves_a_short_backlog_to_its_worker)
+{
+	struct behind_root r = { .wait_ran = false };
+	int ran_on;
+
+	ran_on = run_behind(&r, BLITZ_WAKE_BACKLOG, BLITZ_WAKE_LIMIT_US * 1000ull,
+			    TEST_PARK_TIMEOUT_NS);
+	ck_assert_msg(!r.ran_while_held, "backlog woke the sleeper for a short backlog");
+	ck_assert_int_eq(ran_on, r.root_worker);
+
+	r = (struct behind_root){ .wait_ran = true };
+	ran_on = run_behind(&r, BLITZ_WAKE_EAGER, 0, TEST_PARK_TIMEOUT_NS);
+	ck_assert_msg(r.ran_while_held, "eager: the behind task never ran");
+	ck_assert_int_eq(ran_on, 1 - r.root_worker);
+}
+END_TEST
+
+/*
+ * A task that a skipped wake leaves behind a poll that runs on and on is
+ * not lost: the sleeper's park timeout (1 ms here) finds it and another
+ * worker runs it while the poll still runs (tests/model/idle.pml, -DBACKLOG
+ * with HANG).  Under each policy; backlog's threshold at its highest, so
+ * that its wake is certainly skipped.
+ */
+START_TEST(a_task_behind_a_long_poll_is_taken_at_a_park_timeout)
+{
+	struct behind_root r = { .wait_ran = true };
+	int ran_on = run_behind(&r, wake_policies[_i], BLITZ_WAKE_LIMIT_US * 1000ull, 1000000);
+
+	ck_assert_msg(r.ran_while_held, "the behind task never ran");
+	ck_assert_int_eq(ran_on, 1 - r.root_worker);
+}
+END_TEST
+
 static Suite *runtime_suite(void)
 {
 	Suite *s = suite_create("runtime");
 	TCase *tc = TCASE("end-to-end", 120);
 
-	tcase_add_checked_fixture(tc, eager_by_default, NULL);
+	tcase_add_checked_fixture(tc, default_wake_policy, NULL);
 
-	tcase_add_loop_test(tc, million_tasks_run_exactly_once, 0, 2);
-	tcase_add_loop_test(tc, spawn_tree_joins_inside_tasks, 0, 2);
+	tcase_add_loop_test(tc, million_tasks_run_exactly_once, 0, NUM_WAKE_POLICIES);
+	tcase_add_loop_test(tc, spawn_tree_joins_inside_tasks, 0, NUM_WAKE_POLICIES);
 	tcase_add_test(tc, join_from_main_helps);
 	tcase_add_test(tc, cancel_idle_task);
 	tcase_add_test(tc, cancel_is_deferred_by_shield);
-	tcase_add_loop_test(tc, shutdown_drops_queued_and_waiting_tasks, 0, 2);
+	tcase_add_loop_test(tc, shutdown_drops_queued_and_waiting_tasks, 0, NUM_WAKE_POLICIES);
 	tcase_add_test(tc, spawn_during_shutdown_fails);
-	tcase_add_loop_test(tc, wake_during_poll_is_not_lost, 0, 2);
+	tcase_add_loop_test(tc, wake_during_poll_is_not_lost, 0, NUM_WAKE_POLICIES);
 	tcase_add_test(tc, many_workers_beyond_64);
 	suite_add_tcase(s, tc);
 
@@ -639,6 +773,12 @@ static Suite *runtime_suite(void)
 	tcase_add_test(tc, knob_steal_one_takes_one_per_steal);
 	tcase_add_test(tc, knob_fixed_interval_and_budget);
 	tcase_add_test(tc, adaptive_interval_follows_poll_time);
+	suite_add_tcase(s, tc);
+
+	tc = TCASE("wake policy", 120);
+	tcase_add_test(tc, backlog_leaves_a_short_backlog_to_its_worker);
+	tcase_add_loop_test(tc, a_task_behind_a_long_poll_is_taken_at_a_park_timeout, 0,
+			    NUM_WAKE_POLICIES);
 	suite_add_tcase(s, tc);
 	return s;
 }

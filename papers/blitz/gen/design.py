@@ -55,6 +55,7 @@ def generate(em, ctx):
     em.num(macro_name("steal cap"), cap // 2 if cap else None, 0)
     em.define(macro_name("target latency"), ns_text(d.get("BLITZ_TARGET_GLOBAL_LATENCY_NS")))
     em.define(macro_name("park timeout"), ns_text(d.get("BLITZ_PARK_TIMEOUT_NS")))
+    em.define(macro_name("wake min backlog"), ns_text(d.get("BLITZ_WAKE_MIN_BACKLOG_NS")))
     em.define(macro_name("wake backlog"), ns_text(d.get("BLITZ_WAKE_BACKLOG_NS")))
     em.define(macro_name("wake busy"), ns_text(d.get("BLITZ_WAKE_BUSY_NS")))
 
