@@ -673,7 +673,7 @@ static enum blitz_poll behind_root_poll(void *arg, struct blitz_cx *cx)
 	test_wait_until_asleep(blitz_current_runtime(), 1 - (unsigned)r->root_worker);
 	ck_assert_int_eq(blitz_spawn_detached(NULL, &behind_vt, &r->ran_on, sizeof(r->ran_on)), 0);
 	ck_assert_int_eq(blitz_spawn_detached(NULL, &nothing_vt, NULL, 0), 0);
-	until = mono_ms() + (r->wait_ran ? 60000 * test_timeout_scale() : HOLD_MS);
+	until = mono_ms() + (r->wait_ran ? (uint64_t)(60000 * test_timeout_scale()) : HOLD_MS);
 	while (mono_ms() < until && (!r->wait_ran || atomic_load(r->ran_on) < 0))
 		sched_yield();
 	r->ran_while_held = atomic_load(r->ran_on) >= 0;
