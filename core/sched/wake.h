@@ -16,8 +16,8 @@
  *     context switch, cold caches: 10-15 us on our machines) is left to
  *     it, and its tasks stay on one CPU.  The EWMA is a prediction: a
  *     task queued behind a poll that runs far longer than the average
- *     waits for that poll, or for a sleeper's park timeout (10 ms), as the
- *     LIFO slot's task always does.  Nothing else differs from eager.
+ *     waits for that poll, or for a sleeper's park timeout (10 ms by
+ *     default).  Nothing else differs from eager.
  *   bounded (opt-in; docs/scheduler.md, "Waking another worker"): a
  *     worker that keeps up with its own queue runs it alone.  Work counts
  *     for others only in the global queue or in the ring of a worker that

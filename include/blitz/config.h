@@ -122,19 +122,20 @@ struct blitz_config {
 	unsigned max_blocking_threads;	/* blocking-pool cap; 0: CONFIG_MAX_BLOCKING_THREADS */
 	unsigned blocking_idle_ms;	/* idle pool thread exits after; 0: 10 s */
 	enum blitz_wake_policy wake;	/* BACKLOG by default */
-	unsigned long long wake_min_backlog_ns;	/* backlog: backlog that wakes; 0: default */
 	unsigned long long wake_backlog_ns;	/* bounded: backlog that wakes; 0: default */
 	unsigned long long wake_busy_ns;	/* bounded: awake this long, any backlog wakes; 0: default */
 	unsigned hist_sample;		/* summary histograms time 1 tick in N (a power of two); 0: auto */
 	/*
 	 * A parked worker wakes after this long even if nobody woke it: the
 	 * bound on a wake the protocol leaves out by design (a local push
-	 * seen late, bounded's held work) and the pace of a few housekeeping
+	 * seen late, backlog's skipped wake behind a poll longer than the
+	 * EWMA, bounded's held work) and the pace of a few housekeeping
 	 * checks (a tracer's attach and detach, the exit hand-over); 0:
 	 * BLITZ_PARK_TIMEOUT_NS.  Raised far above the default, a wake that
 	 * only the timeout delivers shows as a hang (docs/scheduler.md).
 	 */
 	unsigned long long park_timeout_ns;
+	unsigned long long wake_min_backlog_ns;	/* backlog: backlog that wakes; 0: default */
 };
 
 /**

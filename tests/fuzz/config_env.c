@@ -67,7 +67,8 @@ static bool same(const struct blitz_config *a, const struct blitz_config *b)
 	       a->max_blocking_threads == b->max_blocking_threads &&
 	       a->blocking_idle_ms == b->blocking_idle_ms && a->wake == b->wake &&
 	       a->wake_backlog_ns == b->wake_backlog_ns && a->wake_busy_ns == b->wake_busy_ns &&
-	       a->hist_sample == b->hist_sample && a->park_timeout_ns == b->park_timeout_ns;
+	       a->hist_sample == b->hist_sample && a->park_timeout_ns == b->park_timeout_ns &&
+	       a->wake_min_backlog_ns == b->wake_min_backlog_ns;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

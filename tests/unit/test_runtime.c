@@ -700,6 +700,9 @@ static int run_behind(struct behind_root *r, enum blitz_wake_policy wake,
 	c.park_timeout_ns = park_ns;
 	rt = blitz_runtime_new(&c);
 	ck_assert_ptr_nonnull(rt);
+	if (min_ns == 0)	/* 0: the default, filled in by blitz_runtime_new */
+		ck_assert_uint_eq(blitz_runtime_config(rt)->wake_min_backlog_ns,
+				  BLITZ_WAKE_MIN_BACKLOG_NS);
 	atomic_store(&ran_on, -1);
 	r->ran_on = &ran_on;
 	ck_assert_int_eq(blitz_block_on(rt, &behind_root_vt, r, sizeof(*r)), 0);
@@ -710,11 +713,12 @@ static int run_behind(struct behind_root *r, enum blitz_wake_policy wake,
 }
 
 /*
- * backlog leaves a backlog below its threshold to the worker that has it:
- * nobody wakes the sleeper (a park timeout of an hour), and the behind
- * task runs after the long poll, on the root's worker.  eager, in the same
- * setup, wakes the sleeper, which takes the task while the poll runs: the
- * setup can see a wake.
+ * backlog leaves a backlog below its threshold (here the highest, 1 s)
+ * to the worker that has it: nobody wakes the sleeper (a park timeout of
+ * an hour), and the behind task runs after the long poll, on the root's
+ * worker.  Above its threshold (1 ns: any backlog) backlog wakes the
+ * sleeper, which takes the task while the poll runs, and so does eager
+ * (with the default threshold filled in): the setup sees a wake.
  */
 START_TEST(backlog_leaves_a_short_backlog_to_its_worker)
 {
@@ -727,6 +731,11 @@ START_TEST(backlog_leaves_a_short_backlog_to_its_worker)
 	ck_assert_int_eq(ran_on, r.root_worker);
 
 	r = (struct behind_root){ .wait_ran = true };
+	ran_on = run_behind(&r, BLITZ_WAKE_BACKLOG, 1, TEST_PARK_TIMEOUT_NS);
+	ck_assert_msg(r.ran_while_held, "backlog over its threshold: the behind task never ran");
+	ck_assert_int_eq(ran_on, 1 - r.root_worker);
+
+	r = (struct behind_root){ .wait_ran = true };
 	ran_on = run_behind(&r, BLITZ_WAKE_EAGER, 0, TEST_PARK_TIMEOUT_NS);
 	ck_assert_msg(r.ran_while_held, "eager: the behind task never ran");
 	ck_assert_int_eq(ran_on, 1 - r.root_worker);
@@ -734,11 +743,12 @@ START_TEST(backlog_leaves_a_short_backlog_to_its_worker)
 END_TEST
 
 /*
- * A task that a skipped wake leaves behind a poll that runs on and on is
- * not lost: the sleeper's park timeout (1 ms here) finds it and another
- * worker runs it while the poll still runs (tests/model/idle.pml, -DBACKLOG
- * with HANG).  Under each policy; backlog's threshold at its highest, so
- * that its wake is certainly skipped.
+ * A task queued behind a poll that runs on and on is not lost: another
+ * worker runs it while the poll still runs, under each policy.  Under
+ * backlog (its threshold at its highest, so that the wake is certainly
+ * skipped) only the sleeper's park timeout (1 ms here) can bring it
+ * (tests/model/idle.pml, -DBACKLOG with HANG); under eager a wake or a
+ * searcher's steal may come first.
  */
 START_TEST(a_task_behind_a_long_poll_is_taken_at_a_park_timeout)
 {

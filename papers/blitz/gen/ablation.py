@@ -19,7 +19,9 @@ WHAT = {
     "steal-one": "steal-half: a thief takes one task",
     "budget-32": "a smaller cooperative budget",
     "budget-512": "a larger cooperative budget",
-    "wake-bounded": "the eager wake: a busy worker wakes a sleeper only for a backlog, "
+    "wake-eager": "backlog's threshold: a busy worker wakes a sleeper for any backlog "
+                  "of two tasks (Tokio's rule)",
+    "wake-bounded": "backlog's rule: a busy worker wakes a sleeper only for a larger backlog, "
                     "after being awake for long, or on overflow",
 }
 
