@@ -32,6 +32,14 @@ long test_scaled(long n)
 	return m > 0 ? m : 1;
 }
 
+static enum blitz_poll nothing_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	(void)cx;
+	return BLITZ_READY;
+}
+const struct blitz_task_vtable test_nothing_vt = BLITZ_TASK_VTABLE(nothing_poll, NULL);
+
 /* thread_state - the state letter of this process's thread named @comm ('?': none). */
 static char thread_state(const char *comm)
 {

@@ -46,6 +46,9 @@ extern const char *const test_backend_names[TEST_BACKENDS];
 /* A 2-worker runtime on backend @i (it may fall back: NEED_BACKEND). */
 struct blitz_runtime *test_runtime_on(int i);
 
+/* A task that does nothing: its poll returns ready. */
+extern const struct blitz_task_vtable test_nothing_vt;
+
 /* A runtime of @workers with the default configuration otherwise. */
 struct blitz_runtime *test_runtime(unsigned workers);
 

@@ -472,18 +472,10 @@ START_TEST(outside_submissions_under_stress)
 }
 END_TEST
 
-static enum blitz_poll nothing_poll(void *arg, struct blitz_cx *cx)
-{
-	(void)arg;
-	(void)cx;
-	return BLITZ_READY;
-}
-static const struct blitz_task_vtable nothing_vt = BLITZ_TASK_VTABLE(nothing_poll, NULL);
-
 /* A thread that joins a task spawned behind the reader, helping: it polls the reader first. */
 static void *helping_joiner(void *arg)
 {
-	struct blitz_task *t = blitz_spawn(arg, &nothing_vt, NULL, 0);
+	struct blitz_task *t = blitz_spawn(arg, &test_nothing_vt, NULL, 0);
 
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(blitz_join(t), 0);

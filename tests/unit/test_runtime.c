@@ -647,22 +647,6 @@ static enum blitz_poll behind_poll(void *arg, struct blitz_cx *cx)
 }
 static const struct blitz_task_vtable behind_vt = BLITZ_TASK_VTABLE(behind_poll, NULL);
 
-static enum blitz_poll nothing_poll(void *arg, struct blitz_cx *cx)
-{
-	(void)arg;
-	(void)cx;
-	return BLITZ_READY;
-}
-static const struct blitz_task_vtable nothing_vt = BLITZ_TASK_VTABLE(nothing_poll, NULL);
-
-static uint64_t mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 static enum blitz_poll behind_root_poll(void *arg, struct blitz_cx *cx)
 {
 	struct behind_root *r = arg;
@@ -672,9 +656,10 @@ static enum blitz_poll behind_root_poll(void *arg, struct blitz_cx *cx)
 	r->root_worker = blitz_current_worker();
 	test_wait_until_asleep(blitz_current_runtime(), 1 - (unsigned)r->root_worker);
 	ck_assert_int_eq(blitz_spawn_detached(NULL, &behind_vt, &r->ran_on, sizeof(r->ran_on)), 0);
-	ck_assert_int_eq(blitz_spawn_detached(NULL, &nothing_vt, NULL, 0), 0);
-	until = mono_ms() + (r->wait_ran ? (uint64_t)(60000 * test_timeout_scale()) : HOLD_MS);
-	while (mono_ms() < until && (!r->wait_ran || atomic_load(r->ran_on) < 0))
+	ck_assert_int_eq(blitz_spawn_detached(NULL, &test_nothing_vt, NULL, 0), 0);
+	until = blitz_now_ns() + 1000000ull * (r->wait_ran ? (uint64_t)(60000 * test_timeout_scale())
+							 : HOLD_MS);
+	while (blitz_now_ns() < until && (!r->wait_ran || atomic_load(r->ran_on) < 0))
 		sched_yield();
 	r->ran_while_held = atomic_load(r->ran_on) >= 0;
 	return BLITZ_READY;

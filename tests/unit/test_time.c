@@ -561,8 +561,6 @@ static void fired_cb(void *arg)
 	atomic_store(&f->at, blitz_now_ns());
 }
 
-static enum blitz_poll noop_poll(void *arg, struct blitz_cx *cx) { return BLITZ_READY; }
-static const struct blitz_task_vtable noop_vt = BLITZ_TASK_VTABLE(noop_poll, NULL);
 
 START_TEST(timer_from_outside_wakes_parked_worker0)
 {
@@ -571,7 +569,7 @@ START_TEST(timer_from_outside_wakes_parked_worker0)
 	uint64_t late[20];
 	uint64_t unparks0;
 
-	ck_assert_int_eq(blitz_block_on(rt, &noop_vt, NULL, 0), 0);	/* start the workers */
+	ck_assert_int_eq(blitz_block_on(rt, &test_nothing_vt, NULL, 0), 0);	/* start the workers */
 	unparks0 = atomic_load(&rt->timer_unparks);
 	for (attempt = 0; owed < trials && attempt < 10 * trials; attempt++) {
 		struct blitz_timer_entry e;
@@ -690,7 +688,7 @@ START_TEST(timer_from_worker1_wakes_parked_worker0)
 	uint64_t late[10];
 
 	w1_rt = new_rt(2);
-	ck_assert_int_eq(blitz_block_on(w1_rt, &noop_vt, NULL, 0), 0);
+	ck_assert_int_eq(blitz_block_on(w1_rt, &test_nothing_vt, NULL, 0), 0);
 	for (attempt = 0; owed < trials && attempt < 10 * trials; attempt++) {
 		struct w1_task first = { .second = false }, second = { .second = true };
 		struct blitz_task *a, *b = NULL;
