@@ -68,25 +68,20 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker);
 void runtime_unpark_for_io(struct blitz_runtime *rt);
 
 /*
- * runtime_notify_parked_local - notify after a push to the calling worker's
- * own ring.  The pusher is awake and will run the task itself, so a missed
- * wake here costs parallelism (bounded by the 10 ms park timeout), never a
- * task: check the idle state with relaxed loads first and pay for the fence
- * only when someone sleeps and nobody searches (runtime_local_wake_wanted,
- * which the wake policy's test follows: see should_notify_others).  Pushes
- * that the pusher will not run itself (the global queue) use
- * runtime_notify_parked().  Inline: a worker asks after most pushes.
+ * runtime_local_wake_wanted - after a push to the calling worker's own
+ * ring: is someone asleep and nobody searching?  The pusher is awake and
+ * will run the task itself, so a missed wake here costs parallelism
+ * (bounded by the 10 ms park timeout), never a task: the idle state is
+ * read with relaxed loads, and runtime_notify_parked()'s fence is paid only
+ * when this says yes and the wake policy agrees (should_notify_others).
+ * Pushes that the pusher will not run itself (the global queue) call
+ * runtime_notify_parked() directly.  Inline: a worker asks after most
+ * pushes.
  */
 static inline bool runtime_local_wake_wanted(struct blitz_runtime *rt)
 {
 	return atomic_load_explicit(&rt->idle.num_searching, memory_order_relaxed) == 0 &&
 	       atomic_load_explicit(&rt->idle.num_parked, memory_order_relaxed) != 0;
-}
-
-static inline void runtime_notify_parked_local(struct blitz_runtime *rt, int waker)
-{
-	if (runtime_local_wake_wanted(rt))
-		runtime_notify_parked(rt, waker);
 }
 bool runtime_has_work(struct blitz_runtime *rt);
 void runtime_schedule(struct blitz_runtime *rt, struct blitz_task *t, bool yield);

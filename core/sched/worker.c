@@ -113,7 +113,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
  * futex round trip and usually loses the race anyway.  With more, the wake
  * policy decides (wake_should_notify_local_push; @overflowed: the ring
  * spilled to the global queue).  What a skipped wake can cost is the same
- * as for any local push (runtime_notify_parked_local): parallelism until
+ * as for any local push (runtime_local_wake_wanted): parallelism until
  * the owner parks or a sleeper's 10 ms timeout, never a task.
  */
 static bool should_notify_others(struct blitz_worker *w, bool overflowed)
@@ -128,8 +128,7 @@ static bool should_notify_others(struct blitz_worker *w, bool overflowed)
 	if (n <= 1)
 		return false;
 	/*
-	 * Nobody to wake (the relaxed pre-check of runtime_notify_parked_local,
-	 * repeated there): the policy's test is not worth running.  On a busy
+	 * Nobody to wake: the policy's test is not worth running.  On a busy
 	 * runtime, and always with one worker, this is where a push stops.
 	 */
 	if (!runtime_local_wake_wanted(w->rt))
@@ -246,7 +245,7 @@ void worker_schedule_local(struct blitz_worker *w, struct blitz_task *t, bool yi
 		overflowed = push_ring(w, prev, true);
 	}
 	if (should_notify_others(w, overflowed))
-		runtime_notify_parked_local(rt, (int)w->index);
+		runtime_notify_parked(rt, (int)w->index);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -361,7 +360,7 @@ lifo_take(struct blitz_worker *w, int *src)
  * one task a pool thread or a timer woke) says nothing about the rest.
  * The fence argument covers producers that notify through
  * runtime_notify_parked.  A push to a worker's own ring is checked with
- * relaxed loads (runtime_notify_parked_local): its tail store may still
+ * relaxed loads (runtime_local_wake_wanted): its tail store may still
  * be in the pusher's store buffer when we look, and then nobody wakes a
  * sleeper for it; the pusher runs it itself, so that costs parallelism,
  * bounded by the park timeout, as documented there (tests/model: the

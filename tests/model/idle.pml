@@ -9,7 +9,7 @@
  *   core/sched/idle.c     num_searching, num_parked, parked_bits (parked[0]);
  *                   idle_try_become_searcher, idle_transition_from_searching,
  *                   idle_set_parked, idle_unset_parked, idle_claim_parked
- *   core/sched/runtime.c  runtime_notify_parked, runtime_notify_parked_local,
+ *   core/sched/runtime.c  runtime_notify_parked, runtime_local_wake_wanted,
  *                   runtime_has_work (the final check)
  *   core/sched/worker.c   find_work (LIFO slot, ring, inject, steal_work, inject),
  *                   end_searching, worker_schedule_local with
@@ -78,7 +78,7 @@
  *   SPEC_TRY          idle_try_become_searcher is load, test, fetch_add
  *                     (core/: a CAS loop)
  *   SPEC_EVICT        evicting the LIFO slot notifies nobody (core/:
- *                     should_notify_others + runtime_notify_parked_local)
+ *                     should_notify_others + runtime_local_wake)
  *   SPEC_COUNT_FIRST  idle_set_parked does num_parked++ before setting
  *                     the bit (core/: bit first)
  *   WAKE_BEFORE_SLEEP a wake may run on a parking worker after its final
@@ -476,7 +476,7 @@ inline runtime_notify_parked()
 	atomic { v = 0; bits = 0; old = 0 }
 }
 
-/* runtime_notify_parked_local(): relaxed pre-checks, then the real thing */
+/* runtime_local_wake(): runtime_local_wake_wanted's relaxed loads, then runtime_notify_parked */
 /* found_more: seq_cst fence, then these loads; last = 1 if there is more */
 #ifdef BOUNDED
 /*
@@ -540,7 +540,7 @@ inline found_more()
 #endif
 }
 
-inline runtime_notify_parked_local()
+inline runtime_local_wake()
 {
 	if
 	:: num_searching != 0 -> skip
@@ -559,7 +559,7 @@ inline runtime_notify_parked_local()
  * in all; `true' = none here).  With transitioning_to_park: inject_push +
  * runtime_notify_parked.  Else the LIFO slot; an evicted occupant goes to
  * the ring, and should_notify_others (not searching, LIFO + ring > 1)
- * calls runtime_notify_parked_local.
+ * calls runtime_local_wake.
  */
 inline worker_schedule_local()
 {
@@ -577,14 +577,14 @@ inline worker_schedule_local()
 	   if                                       /* should_notify_others */
 #if defined(BOUNDED)
 	   /* wake_bounded_local_push: only if we are behind (a guess) */
-	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
+	   :: !searching && lifo + ring[me] > 1 -> runtime_local_wake()
 	   :: !searching && lifo + ring[me] > 1 -> skip
 #elif defined(BACKLOG)
 	   /* backlog: only if the tasks x our EWMA reach the threshold (a guess) */
-	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
+	   :: !searching && lifo + ring[me] > 1 -> runtime_local_wake()
 	   :: !searching && lifo + ring[me] > 1 -> skip
 #else
-	   :: !searching && lifo + ring[me] > 1 -> runtime_notify_parked_local()
+	   :: !searching && lifo + ring[me] > 1 -> runtime_local_wake()
 #endif
 	   :: else
 	   fi
