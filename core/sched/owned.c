@@ -56,8 +56,9 @@ static void unlink_locked(struct owned_shard *s, struct blitz_task *t)
 
 /*
  * owned_remove - @t is completing on @worker (-1: not a worker): unlink
- * it now if @worker inserts into its shard or the shard is the outside
- * one; else mark it OWNED_DEFERRED, and task_finish ends with
+ * it now if the completer is of the class that inserts into its shard
+ * (@worker's own shard; a thread that is not a worker for the outside
+ * one); else mark it OWNED_DEFERRED, and task_finish ends with
  * owned_defer.  Called right after the task's drop, before COMPLETE, so
  * a task unlinked at once is off the list before its joiner wakes, as a
  * completion has always been.  owned_shard is written by the spawner
@@ -69,7 +70,7 @@ void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
 	unsigned shard = t->owned_shard;
 	struct owned_shard *s;
 
-	if (shard != owned_shard_of(worker) && shard != OWNED_OUTSIDE) {
+	if (shard != owned_shard_of(worker)) {
 		if (!(shard & OWNED_OFF))
 			t->owned_shard = shard | OWNED_DEFERRED;
 		return;
@@ -82,13 +83,15 @@ void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
 
 /*
  * owned_defer - @t, which owned_remove marked OWNED_DEFERRED, is
- * COMPLETE: push it onto its shard's done stack with the scheduler's
- * reference, for the shard's worker to unlink and drop (owned.h).  The
- * last thing task_finish does with @t.
+ * COMPLETE: hand it with the scheduler's reference to whoever unlinks
+ * it (owned.h): @local, the completing worker's own list, for a task of
+ * the outside shard (NULL: the completer is not a worker); else its
+ * shard's done stack.  The last thing task_finish does with @t.
  */
-void owned_defer(struct blitz_owned *o, struct blitz_task *t)
+void owned_defer(struct blitz_owned *o, struct blitz_task *t, struct owned_local *local)
 {
-	struct owned_shard *s = &o->shard[t->owned_shard & ~OWNED_DEFERRED];
+	unsigned shard = t->owned_shard & ~OWNED_DEFERRED;
+	struct owned_shard *s = &o->shard[shard];
 	struct blitz_task *head;
 
 	/*
@@ -96,9 +99,17 @@ void owned_defer(struct blitz_owned *o, struct blitz_task *t)
 	 * on a worker or a helping thread was taken off its queue to run (a
 	 * task that blitz_runtime_free's loop finishes may still be linked in
 	 * the forgotten global queue, but it is OWNED_OFF and never comes
-	 * here).  Release: our writes to @t (COMPLETE, its link)
-	 * before the drain's acquire exchange; relaxed on failure: we only
-	 * retry with the head it read.
+	 * here).
+	 */
+	if (shard == OWNED_OUTSIDE && local) {
+		t->next = local->done;
+		local->done = t;
+		return;
+	}
+	/*
+	 * Release: our writes to @t (COMPLETE, its link) before the drain's
+	 * acquire exchange; relaxed on failure: we only retry with the head
+	 * it read.
 	 */
 	head = atomic_load_explicit(&s->done, memory_order_relaxed);
 	do
@@ -107,11 +118,31 @@ void owned_defer(struct blitz_owned *o, struct blitz_task *t)
 						      memory_order_relaxed));
 }
 
+/* unlink_list - take every task of @list off @s's list, under its lock. */
+static void unlink_list(struct owned_shard *s, struct blitz_task *list)
+{
+	spin_lock(&s->lock);
+	for (struct blitz_task *t = list; t; t = t->next)
+		unlink_locked(s, t);
+	spin_unlock(&s->lock);
+}
+
+/* drop_list - the scheduler's references of @list, now off its shard (a drop frees the block). */
+static void drop_list(struct blitz_task *list)
+{
+	while (list) {
+		struct blitz_task *t = list;
+
+		list = t->next;
+		task_ref_dec(t);
+	}
+}
+
 /*
  * owned_drain_shard - unlink every task of @s's done stack, then drop
- * their references (outside the lock: a drop frees the block).
- * Acquire: pairs with the pushers' release, so their links and writes
- * are seen.  Any thread may drain: the exchange takes the stack whole.
+ * their references (outside the lock).  Acquire: pairs with the pushers'
+ * release, so their links and writes are seen.  Any thread may drain:
+ * the exchange takes the stack whole.
  */
 void owned_drain_shard(struct owned_shard *s)
 {
@@ -119,16 +150,24 @@ void owned_drain_shard(struct owned_shard *s)
 
 	if (!list)
 		return;
-	spin_lock(&s->lock);
-	for (struct blitz_task *t = list; t; t = t->next)
-		unlink_locked(s, t);
-	spin_unlock(&s->lock);
-	while (list) {
-		struct blitz_task *t = list;
+	unlink_list(s, list);
+	drop_list(list);
+}
 
-		list = t->next;
-		task_ref_dec(t);
-	}
+/*
+ * owned_drain_local - unlink the outside-shard tasks of @local (a
+ * worker's, on that worker's thread), then drop their references: one
+ * turn of the outside shard's lock for all of them.
+ */
+void owned_drain_local(struct blitz_owned *o, struct owned_local *local)
+{
+	struct blitz_task *list = local->done;
+
+	local->done = NULL;
+	if (!list)
+		return;
+	unlink_list(&o->shard[OWNED_OUTSIDE], list);
+	drop_list(list);
 }
 
 /*
@@ -188,7 +227,8 @@ void owned_close(struct blitz_owned *o)
 /*
  * owned_pop_any - unlink and return some live task, or NULL if none is
  * left.  For blitz_runtime_free, once no other thread runs tasks: the
- * done stacks are drained first, so every task left on a list is live;
+ * done stacks are drained first (each worker drained its own list as it
+ * exited), so every task left on a list is live;
  * the one returned is marked OWNED_OFF, and its task_finish's
  * owned_remove leaves the list alone.
  */

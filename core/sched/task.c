@@ -199,7 +199,8 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 		blitz_waker_wake(&t->join_waker);
 	/* The scheduler's reference: now, or with the list's (owned.h). */
 	if (__builtin_expect(t->owned_shard & OWNED_DEFERRED, 0))
-		owned_defer(&t->rt->owned, t);
+		owned_defer(&t->rt->owned, t,
+			    worker >= 0 ? &t->rt->workers[worker].owned_local : NULL);
 	else
 		task_ref_dec(t);
 }

@@ -84,6 +84,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	w->rng[0] = splitmix64(&seed);
 	w->rng[1] = splitmix64(&seed);
 	w->batch_head = w->batch_len = 0;
+	w->owned_local.done = NULL;
 	task_cache_init(&w->task_cache);
 	task_outbox_init(&w->task_outbox);
 	w->help = NULL;
@@ -894,7 +895,7 @@ void worker_park(struct blitz_worker *w)
 		runtime_notify_parked(rt, (int)w->index);
 
 	/* What completed elsewhere is not held across our sleep. */
-	owned_drain(&rt->owned, w->index);
+	owned_drain(&rt->owned, w->index, &w->owned_local);
 	stat_inc(w, parks);
 	BLITZ_PARK((int)w->index, timeout);
 	hist_parked(w, timeout);
@@ -1004,7 +1005,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 	hist_tick(w, &w->hist, start);
 	exit_flush_tick(w, start);
 	wake_tick_start(w, start);
-	owned_drain(&w->rt->owned, w->index);	/* tasks of ours completed elsewhere */
+	owned_drain(&w->rt->owned, w->index, &w->owned_local);	/* owned.h: completed elsewhere, or outside ones here */
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
 	/* --- timers (core/time/driver.c): worker 0 drives the wheel. --- */
@@ -1166,6 +1167,7 @@ void *worker_main(void *arg)
 	worker_hand_over(w, 0);		/* the last snapshot and records */
 	hist_exit(w);
 	io_driver_thread_stop(&w->rt->io);
+	owned_drain_local(&w->rt->owned, &w->owned_local);	/* before the blocks go back */
 	task_cache_drain(w);
 	current_worker = NULL;
 	return NULL;

@@ -17,6 +17,7 @@
 #include <blitz/stats.h>
 #include "event_log.h"
 #include "histogram.h"
+#include "owned.h"
 #include "park.h"
 #include "queue.h"
 #include "task_cache.h"
@@ -67,6 +68,7 @@ struct blitz_worker {
 	uint64_t rng[2];			/* xorshift64+ */
 	uint32_t batch_head, batch_len;
 	struct blitz_task *batch[BLITZ_BATCH_BUFFER];
+	struct owned_local owned_local;		/* owned.h: outside tasks we completed, not yet unlinked */
 	pthread_t thread;
 	struct task_cache task_cache;		/* task_cache.h: free task blocks, owner-only */
 	struct task_outbox task_outbox;		/* task_cache.h: blocks bound for the depot, owner-only */

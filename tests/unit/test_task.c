@@ -73,7 +73,7 @@ START_TEST(completed_elsewhere_is_released_at_the_drain)
 	ck_assert_uint_eq(life(a), TASK_COMPLETE);
 	ck_assert_uint_eq(refs(a), 2);		/* the done stack holds the scheduler's */
 	ck_assert_uint_eq(blitz_runtime_live_tasks(rt), 1);
-	owned_drain(&rt->owned, 0);
+	owned_drain(&rt->owned, 0, &(struct owned_local){ NULL });
 	ck_assert_uint_eq(refs(a), 1);		/* the handle's, only */
 	ck_assert_ptr_eq(rt->owned.shard[0].head, b);
 	task_finish(b, -1, 1);
@@ -84,6 +84,61 @@ START_TEST(completed_elsewhere_is_released_at_the_drain)
 	ck_assert_ptr_null(rt->owned.shard[0].head);
 	blitz_task_release(a);
 	blitz_task_release(b);
+}
+END_TEST
+
+/* outside_head - the outside shard's first task, read under its lock. */
+static struct blitz_task *outside_head(void)
+{
+	struct owned_shard *s = &rt->owned.shard[OWNED_OUTSIDE];
+	struct blitz_task *t;
+
+	spin_lock(&s->lock);
+	t = s->head;
+	spin_unlock(&s->lock);
+	return t;
+}
+
+/*
+ * A task of the outside shard completed by a worker goes onto that
+ * worker's own list (core/sched/owned.h), not the shard's done stack, and
+ * stays linked with the scheduler's reference until that worker's drain
+ * unlinks it and drops the reference.  A list of the test's own stands
+ * for worker 0's (the real worker 0 drains its own meanwhile).
+ */
+START_TEST(outside_task_completed_on_a_worker_is_released_at_its_drain)
+{
+	struct owned_local local = { NULL };
+	struct blitz_task *a = new_task();
+
+	owned_remove(&rt->owned, a, 0);
+	ck_assert(a->owned_shard & OWNED_DEFERRED);
+	ck_assert_ptr_eq(outside_head(), a);	/* not unlinked by the completer */
+	owned_defer(&rt->owned, a, &local);
+	ck_assert_ptr_eq(local.done, a);
+	ck_assert_ptr_null(atomic_load(&rt->owned.shard[OWNED_OUTSIDE].done));
+	ck_assert_uint_eq(refs(a), 2);		/* the list holds the scheduler's */
+	owned_drain(&rt->owned, 0, &local);
+	ck_assert_ptr_null(local.done);
+	ck_assert_ptr_null(outside_head());
+	ck_assert_uint_eq(refs(a), 1);		/* the handle's, only */
+	blitz_task_release(a);
+}
+END_TEST
+
+/*
+ * An outside task that a thread that is not a worker completes (its
+ * spawner's class) is unlinked at once, as before.
+ */
+START_TEST(outside_task_completed_outside_is_unlinked_at_once)
+{
+	struct blitz_task *a = new_task();
+
+	task_finish(a, -1, 1);
+	ck_assert(!(a->owned_shard & OWNED_DEFERRED));
+	ck_assert_ptr_null(outside_head());
+	ck_assert_uint_eq(refs(a), 1);
+	blitz_task_release(a);
 }
 END_TEST
 
@@ -308,6 +363,8 @@ static Suite *task_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, spawned_task_is_scheduled_with_two_refs);
 	tcase_add_test(tc, completed_elsewhere_is_released_at_the_drain);
+	tcase_add_test(tc, outside_task_completed_on_a_worker_is_released_at_its_drain);
+	tcase_add_test(tc, outside_task_completed_outside_is_unlinked_at_once);
 	tcase_add_test(tc, runtime_free_wakes_during_its_drops);
 	tcase_add_test(tc, idle_wake_schedules_once);
 	tcase_add_test(tc, a_stamp_is_read_by_the_next_poll_only);
