@@ -84,9 +84,10 @@ void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
 /*
  * owned_defer - @t, which owned_remove marked OWNED_DEFERRED, is
  * COMPLETE: hand it with the scheduler's reference to whoever unlinks
- * it (owned.h): @local, the completing worker's own list, for a task of
- * the outside shard (NULL: the completer is not a worker); else its
- * shard's done stack.  The last thing task_finish does with @t.
+ * it (owned.h): for a task of the outside shard, @local, the completing
+ * worker's own list (owned_remove defers an outside task only on a
+ * worker, so @local is set then); else its shard's done stack.  The last
+ * thing task_finish does with @t.
  */
 void owned_defer(struct blitz_owned *o, struct blitz_task *t, struct owned_local *local)
 {
@@ -101,7 +102,7 @@ void owned_defer(struct blitz_owned *o, struct blitz_task *t, struct owned_local
 	 * the forgotten global queue, but it is OWNED_OFF and never comes
 	 * here).
 	 */
-	if (shard == OWNED_OUTSIDE && local) {
+	if (shard == OWNED_OUTSIDE) {
 		t->next = local->done;
 		local->done = t;
 		return;

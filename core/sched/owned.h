@@ -21,7 +21,7 @@
  *    worker that runs its tasks took the lock in turns, one task at a
  *    time, and the loser of each round spun and yielded: at one worker a
  *    burst of 100 spawns from outside took 1.6x as long (burst_wake;
- *    experiments/peers/README.md, History 2026-11-29 17:20).  The outside
+ *    experiments/peers/README.md, History 2026-11-29 16:45).  The outside
  *    shard's own spawner is not a worker and may never wait for the
  *    runtime again, so it is the completing worker, not the spawner,
  *    that drains.

@@ -163,9 +163,12 @@ void task_ref_dec(struct blitz_task *t)
 
 /*
  * task_finish - the task completed (or is cancelled): drop its state,
- * take it off the live list (now, or at its shard's next drain: owned.h),
- * mark it COMPLETE, wake the joiner, and give back the scheduler's
- * reference (a deferred one with the list's).
+ * take it off the live list (now, or at a later drain: owned.h), mark it
+ * COMPLETE, wake the joiner, and give back the scheduler's reference (a
+ * deferred one with the list's).  @worker: the calling thread's index
+ * among @t's runtime's workers, -1 if it is not one of them (run_task's
+ * worker is of the task's runtime: a task is queued only there); a
+ * deferred outside task goes onto that worker's own list.
  */
 void task_finish(struct blitz_task *t, int worker, int cancelled)
 {

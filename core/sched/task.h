@@ -11,11 +11,11 @@
  * Invariants:
  *  - A task is in at most one queue, and only while its lifecycle is
  *    SCHEDULED: the IDLE -> SCHEDULED transition (one CAS) is the ticket.
- *    (A COMPLETE task may sit on a live-list shard's done stack, linked
- *    through the same `next': owned.h.)
+ *    (A COMPLETE task may sit on a live-list shard's done stack or on a
+ *    worker's owned_local list, linked through the same `next': owned.h.)
  *  - The scheduler owns one reference from spawn until the task completes,
- *    or, for a task completed away from its spawner's shard, until that
- *    shard's drain (owned.h); a join handle owns one; every waker owns one.  The task is freed when
+ *    or, for a task completed away from its spawner's shard, until the
+ *    drain of that shard or of the completing worker's list (owned.h); a join handle owns one; every waker owns one.  The task is freed when
  *    the count reaches zero; it is always COMPLETE by then.
  *  - join_waker is written only by the joiner while TASK_JOIN_WAKER is
  *    clear, and read only by the completer once it saw that bit set.
@@ -67,7 +67,7 @@ struct blitz_runtime;
 struct blitz_task {
 	_Atomic uint64_t state;
 	const struct blitz_task_vtable *vtable;
-	struct blitz_task *next;		/* link in the global queue, or a done stack once COMPLETE */
+	struct blitz_task *next;		/* link in the global queue; once COMPLETE, a done stack or owned_local list */
 	struct blitz_runtime *rt;
 	struct blitz_waker join_waker;
 	struct blitz_task *owned_prev;		/* the runtime's list of live tasks */

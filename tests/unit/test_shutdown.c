@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <blitz.h>
+#include "../../core/sched/runtime.h"
 #include "suites.h"
 
 #define SKIP_UNLESS_BACKEND(rt, i) do {					\
@@ -296,6 +297,46 @@ END_TEST
 
 /* ---------------------------------------------------------------------- */
 /* A free from inside the runtime                                          */
+
+/*
+ * A task spawned from outside that completes on a worker after the free
+ * began is on that worker's own list as the worker exits (core/sched/
+ * owned.h): the worker's exit unlinks it, so the free's loop does not
+ * find it on the live list and finish it a second time (a second drop,
+ * and a reference given back twice).  The task spins until it sees the
+ * free's flag (white-box), so it completes after the worker's last tick
+ * began and before its exit: no timing is assumed.
+ */
+static _Atomic int late_drops;
+static _Atomic bool late_polling;
+
+static enum blitz_poll late_poll(void *arg, struct blitz_cx *cx)
+{
+	struct blitz_runtime *r = *(struct blitz_runtime **)arg;
+
+	atomic_store(&late_polling, true);
+	while (!atomic_load(&r->shutdown))
+		sched_yield();
+	return BLITZ_READY;
+}
+static void late_drop(void *arg) { atomic_fetch_add(&late_drops, 1); }
+static const struct blitz_task_vtable late_vt = BLITZ_TASK_VTABLE(late_poll, late_drop);
+
+START_TEST(outside_task_completed_during_free_is_dropped_once)
+{
+	struct blitz_runtime *r = test_runtime(1);
+	int drops;
+
+	atomic_store(&late_drops, 0);
+	atomic_store(&late_polling, false);
+	ck_assert_int_eq(blitz_spawn_detached(r, &late_vt, &r, sizeof(r)), 0);
+	while (!atomic_load(&late_polling))
+		sched_yield();
+	blitz_runtime_free(r);
+	drops = atomic_load(&late_drops);
+	ck_assert_int_eq(drops, 1);
+}
+END_TEST
 
 static struct blitz_runtime *freed_rt;
 
@@ -665,6 +706,7 @@ static Suite *shutdown_suite(void)
 	tcase_add_loop_test(tc, token_awaiters_finish_and_drain_returns, 0, 3);
 	tcase_add_loop_test(tc, drain_deadline_then_free_cancels, 0, 3);
 	tcase_add_loop_test(tc, free_ends_joins_from_outside, 0, 20);
+	tcase_add_loop_test(tc, outside_task_completed_during_free_is_dropped_once, 0, 10);
 	tcase_add_loop_test(tc, free_from_inside_is_refused, 0, 3);
 	tcase_add_loop_test(tc, echo_server_sigterm_under_load_loses_nothing, 0, 3);
 	suite_add_tcase(s, tc);

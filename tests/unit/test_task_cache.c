@@ -279,10 +279,12 @@ static const struct blitz_task_vtable hold_vt = BLITZ_TASK_VTABLE(hold_poll, NUL
  * each task, keeping TASK_CACHE_BLOCKS and putting the rest in the depot;
  * this thread's next spawn takes the whole depot, and the spawns after it
  * come from this thread's own lists (the depot stays empty).  The held
- * task's handle is ours, so its block is freed here, not on the worker:
- * the worker's lists hold the burst's blocks only, and the depot's count
- * reaches BURST - TASK_CACHE_BLOCKS with the burst's last free, not
- * before.  Assumes Check's fork mode (a fresh process, so this thread's
+ * task's handle is ours, released after the burst is counted, so its
+ * block is not freed on the worker before that (the worker's drain of
+ * the outside tasks it completed, owned.h, drops only the scheduler's
+ * reference): the worker's lists hold the burst's blocks only, and the
+ * depot's count reaches BURST - TASK_CACHE_BLOCKS with the burst's last
+ * free, not before.  Assumes Check's fork mode (a fresh process, so this thread's
  * lists start empty).
  */
 START_TEST(a_remote_burst_comes_back_to_the_spawner)
@@ -302,7 +304,11 @@ START_TEST(a_remote_burst_comes_back_to_the_spawner)
 	ck_assert_int_eq(atomic_load(&remote_done), BURST);
 	ck_assert_int_eq(blitz_join(held), 0);
 	blitz_task_release(held);
-	/* Handles: their last reference is ours, so none goes back to the worker. */
+	/*
+	 * Handles: ours until after the depot assertions, so no block of theirs
+	 * is freed before them (the worker's drain, owned.h, drops only the
+	 * scheduler's reference).
+	 */
 	for (int i = 0; i < 3; i++) {
 		ck_assert_ptr_nonnull(h[i] = blitz_spawn(rt, &remote_vt, NULL, 0));
 		ck_assert_uint_eq(task_depot_blocks(&rt->depot, bytes), 0);
