@@ -39,8 +39,8 @@
  * reference is dropped only after the unlink); a task on a done stack or
  * on a worker's owned_local list is COMPLETE and still on its shard's
  * list (a task unlinked at once is unlinked before it is COMPLETE); the
- * list and its links change only under the shard's lock.  "Live" (owned_count, owned_empty) is a
- * linked task that is not COMPLETE.
+ * list and its links change only under the shard's lock.  "Live"
+ * (owned_count, owned_empty) is a linked task that is not COMPLETE.
  */
 #ifndef BLITZ_CORE_OWNED_H
 #define BLITZ_CORE_OWNED_H

@@ -15,7 +15,8 @@
  *    worker's owned_local list, linked through the same `next': owned.h.)
  *  - The scheduler owns one reference from spawn until the task completes,
  *    or, for a task completed away from its spawner's shard, until the
- *    drain of that shard or of the completing worker's list (owned.h); a join handle owns one; every waker owns one.  The task is freed when
+ *    drain of that shard or of the completing worker's list (owned.h); a
+ *    join handle owns one; every waker owns one.  The task is freed when
  *    the count reaches zero; it is always COMPLETE by then.
  *  - join_waker is written only by the joiner while TASK_JOIN_WAKER is
  *    clear, and read only by the completer once it saw that bit set.
@@ -67,7 +68,7 @@ struct blitz_runtime;
 struct blitz_task {
 	_Atomic uint64_t state;
 	const struct blitz_task_vtable *vtable;
-	struct blitz_task *next;		/* link in the global queue; once COMPLETE, a done stack or owned_local list */
+	struct blitz_task *next;		/* global queue; once COMPLETE, owned.h's lists */
 	struct blitz_runtime *rt;
 	struct blitz_waker join_waker;
 	struct blitz_task *owned_prev;		/* the runtime's list of live tasks */

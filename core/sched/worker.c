@@ -1005,7 +1005,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 	hist_tick(w, &w->hist, start);
 	exit_flush_tick(w, start);
 	wake_tick_start(w, start);
-	owned_drain(&w->rt->owned, w->index, &w->owned_local);	/* owned.h: completed elsewhere, or outside ones here */
+	owned_drain(&w->rt->owned, w->index, &w->owned_local);	/* completed tasks: owned.h */
 	w->budget = w->rt->cfg.budget;
 	w->lifo_polls = 0;
 	/* --- timers (core/time/driver.c): worker 0 drives the wheel. --- */

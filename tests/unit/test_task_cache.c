@@ -284,8 +284,8 @@ static const struct blitz_task_vtable hold_vt = BLITZ_TASK_VTABLE(hold_poll, NUL
  * the outside tasks it completed, owned.h, drops only the scheduler's
  * reference): the worker's lists hold the burst's blocks only, and the
  * depot's count reaches BURST - TASK_CACHE_BLOCKS with the burst's last
- * free, not before.  Assumes Check's fork mode (a fresh process, so this thread's
- * lists start empty).
+ * free, not before.  Assumes Check's fork mode (a fresh process, so this
+ * thread's lists start empty).
  */
 START_TEST(a_remote_burst_comes_back_to_the_spawner)
 {

@@ -561,7 +561,6 @@ static void fired_cb(void *arg)
 	atomic_store(&f->at, blitz_now_ns());
 }
 
-
 START_TEST(timer_from_outside_wakes_parked_worker0)
 {
 	struct blitz_runtime *rt = new_rt(2);
