@@ -4,17 +4,20 @@
  * starting and stopping a window, and the flush probe.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "../clock.h"
 #include "event_log.h"
+#include "exit_flush.h"
 
 void worker_events_init(struct worker_events *e, unsigned worker, unsigned workers,
 			uint64_t runtime)
 {
 	memset(&e->log.head, 0, sizeof(e->log.head));
 	e->len = 0;
+	atomic_store_explicit(&e->whole, 0, memory_order_relaxed);	/* before any reader */
 	e->last_flush = 0;
 	e->log.head.size = sizeof(struct blitz_event);
 	e->log.head.capacity = BLITZ_EVENT_LOG_RECORDS;
@@ -91,16 +94,27 @@ void events_switch(struct worker_events *e, bool on)
 }
 
 /*
- * events_flush - hand the tracer the log's records.  The clock read is
+ * flush_now - hand the tracer the log's records.  The clock read is
  * nothing next to the probe's trap.
  */
-void events_flush(struct worker_events *e)
+static void flush_now(struct worker_events *e)
 {
 	e->log.head.seq++;
 	e->log.head.flushed = tick_clock_now();
 	BLITZ_EVENT_FLUSH(e->log.head.worker, (uint64_t)(uintptr_t)&e->log, e->len, e->log.head.seq);
 	e->len = 0;
 	e->last_flush = clock_now_ns();
+}
+
+static void outside_flush_locked(struct worker_events *e);
+
+/* events_flush - flush_now; a thread's outside log under its lock (outside_flush_locked). */
+void events_flush(struct worker_events *e)
+{
+	if (e->log.head.worker < 0)
+		outside_flush_locked(e);
+	else
+		flush_now(e);
 }
 
 void events_park(struct worker_events *e, uint64_t timeout_ns)
@@ -115,9 +129,52 @@ void events_park(struct worker_events *e, uint64_t timeout_ns)
 
 __thread struct worker_events *events_outside_cur __attribute__((tls_model("initial-exec")));
 
+/*
+ * struct outside_log - a thread's outside log, and what the process's exit
+ * needs to hand its records over while the thread runs on ("The process's
+ * exit", below).
+ */
+struct outside_log {
+	struct worker_events e;		/* events_outside_cur points here */
+	/*
+	 * Held by the owner while it changes records it published (a flush,
+	 * stale records dropped, another runtime's log) and by the exiting
+	 * thread while it hands them over: not per record.
+	 */
+	pthread_mutex_t lock;
+	uint32_t handed;		/* under lock: records [0, handed) handed over at the exit */
+	pid_t pid;			/* the process that made it (a fork's child has a copy) */
+	struct outside_log *next;	/* outside_logs, under outside_logs_lock */
+};
+
+/* Every outside log of the process, for its exit (outside_list, outside_unlist). */
+static pthread_mutex_t outside_logs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct outside_log *outside_logs;
+
 static pthread_key_t outside_key;
 static pthread_once_t outside_once = PTHREAD_ONCE_INIT;
 static bool outside_key_ok;
+
+static struct outside_log *outside_of(struct worker_events *e)
+{
+	return (struct outside_log *)((char *)e - offsetof(struct outside_log, e));
+}
+
+/*
+ * outside_drop_handed - the process's exit handed over @o's first records
+ * while the thread ran on: they go, so that a tracer does not get them
+ * twice.  Under @o->lock.
+ */
+static void outside_drop_handed(struct outside_log *o)
+{
+	struct worker_events *e = &o->e;
+
+	if (!o->handed)
+		return;
+	memmove(e->log.rec, e->log.rec + o->handed, (e->len - o->handed) * sizeof(e->log.rec[0]));
+	e->len -= o->handed;
+	o->handed = 0;
+}
 
 /*
  * outside_drop_stale - drop @e's records from before the last window
@@ -131,6 +188,7 @@ static bool outside_key_ok;
  */
 static void outside_drop_stale(struct worker_events *e)
 {
+	struct outside_log *o = outside_of(e);
 	uint64_t closed;
 	uint32_t kept = 0;
 
@@ -139,10 +197,36 @@ static void outside_drop_stale(struct worker_events *e)
 	closed = atomic_load_explicit(&events_closed_at, memory_order_relaxed);
 	if (e->log.rec[0].ticks >= closed)
 		return;
+	pthread_mutex_lock(&o->lock);
+	outside_drop_handed(o);
 	for (uint32_t i = 0; i < e->len; i++)
 		if (e->log.rec[i].ticks >= closed)
 			e->log.rec[kept++] = e->log.rec[i];
 	e->len = kept;
+	events_outside_publish(e);
+	pthread_mutex_unlock(&o->lock);
+}
+
+/*
+ * outside_flush_held - the records of @o not handed over yet, if any, to
+ * the tracer.  Under @o->lock.
+ */
+static void outside_flush_held(struct outside_log *o)
+{
+	outside_drop_handed(o);
+	if (o->e.len)
+		flush_now(&o->e);
+	events_outside_publish(&o->e);
+}
+
+/* outside_flush_locked - events_flush of a thread's outside log: outside_flush_held. */
+static void outside_flush_locked(struct worker_events *e)
+{
+	struct outside_log *o = outside_of(e);
+
+	pthread_mutex_lock(&o->lock);
+	outside_flush_held(o);
+	pthread_mutex_unlock(&o->lock);
 }
 
 /* outside_flush - @e's records of the current window, if any, to the tracer. */
@@ -153,6 +237,31 @@ static void outside_flush(struct worker_events *e)
 		events_flush(e);
 }
 
+/* outside_list - @o joins the process's outside logs. */
+static void outside_list(struct outside_log *o)
+{
+	pthread_mutex_lock(&outside_logs_lock);
+	o->next = outside_logs;
+	outside_logs = o;
+	pthread_mutex_unlock(&outside_logs_lock);
+}
+
+/*
+ * outside_unlist - @o leaves them (its thread exits): the exit no longer
+ * reads it.  A walk: threads exit rarely, and the list holds one log per
+ * live thread that logged.
+ */
+static void outside_unlist(struct outside_log *o)
+{
+	pthread_mutex_lock(&outside_logs_lock);
+	for (struct outside_log **at = &outside_logs; *at; at = &(*at)->next)
+		if (*at == o) {
+			*at = o->next;
+			break;
+		}
+	pthread_mutex_unlock(&outside_logs_lock);
+}
+
 /*
  * outside_exit - the thread exits (the key's destructor, on that thread):
  * its last records go to the tracer, if one still listens (else nobody
@@ -161,17 +270,20 @@ static void outside_flush(struct worker_events *e)
 static void outside_exit(void *log)
 {
 	struct worker_events *e = log;
+	struct outside_log *o = outside_of(e);
 
 	if (BLITZ_EVENT_FLUSH_ENABLED())
 		outside_flush(e);
 	events_outside_cur = NULL;
-	free(e);
+	outside_unlist(o);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
 }
 
 /*
  * The process exits: the exiting thread's last records (exit() runs no
- * key destructor), and its log freed.  The other threads' logs stay
- * unread: they were not waiting, and are stopped where they are.
+ * key destructor), and its log freed.  The other threads' logs are
+ * handed over by exit_flush.c (events_outside_exit).
  */
 __attribute__((destructor)) static void outside_process_exit(void)
 {
@@ -181,9 +293,16 @@ __attribute__((destructor)) static void outside_process_exit(void)
 	}
 }
 
+/* A fork's child has one thread: a list lock copied held would stay held. */
+static void outside_logs_lock_child(void)
+{
+	pthread_mutex_init(&outside_logs_lock, NULL);
+}
+
 static void outside_key_create(void)
 {
 	outside_key_ok = pthread_key_create(&outside_key, outside_exit) == 0;
+	pthread_atfork(NULL, NULL, outside_logs_lock_child);
 }
 
 /*
@@ -194,21 +313,31 @@ static void outside_key_create(void)
  */
 static struct worker_events *outside_new(void)
 {
+	struct outside_log *o;
 	struct worker_events *e;
 
 	pthread_once(&outside_once, outside_key_create);
 	if (!outside_key_ok)
 		return NULL;
-	e = malloc(sizeof(*e));
-	if (!e)
+	o = malloc(sizeof(*o));
+	if (!o)
 		return NULL;
-	if (pthread_setspecific(outside_key, e)) {
-		free(e);
+	e = &o->e;
+	if (pthread_mutex_init(&o->lock, NULL)) {
+		free(o);
 		return NULL;
 	}
+	if (pthread_setspecific(outside_key, e)) {
+		pthread_mutex_destroy(&o->lock);
+		free(o);
+		return NULL;
+	}
+	o->handed = 0;
+	o->pid = getpid();
 	worker_events_init(e, 0, 0, 0);
 	e->log.head.worker = -1;
 	events_switch(e, true);
+	outside_list(o);
 	events_outside_cur = e;
 	return e;
 }
@@ -232,11 +361,28 @@ static void outside_tick(struct worker_events *e)
 }
 
 /*
+ * outside_switch_runtime - @e's records are another runtime's: they go
+ * first (a log holds one runtime's), and the header names @runtime.
+ * Under the log's lock: the exit reads the header.
+ */
+static void outside_switch_runtime(struct worker_events *e, uint64_t runtime, unsigned workers)
+{
+	struct outside_log *o = outside_of(e);
+
+	pthread_mutex_lock(&o->lock);
+	outside_flush_held(o);
+	e->log.head.runtime = runtime;
+	e->log.head.workers = workers;
+	pthread_mutex_unlock(&o->lock);
+}
+
+/*
  * events_outside_log - the calling thread's log for a task of @runtime
  * (@workers workers), which the thread is not a worker of; NULL without
  * one (see outside_new).  The log holds one runtime's records: a record
  * for another flushes first.  A log whose newest record is
  * BLITZ_EVENT_FLUSH_NS after its last flush is flushed (outside_tick).
+ * The caller publishes its record once written (events_outside_publish).
  */
 struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 {
@@ -245,12 +391,8 @@ struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 	if (!e && !(e = outside_new()))
 		return NULL;
 	outside_drop_stale(e);
-	if (e->log.head.runtime != runtime) {
-		if (e->len)
-			events_flush(e);
-		e->log.head.runtime = runtime;
-		e->log.head.workers = workers;
-	}
+	if (e->log.head.runtime != runtime)
+		outside_switch_runtime(e, runtime, workers);
 	outside_tick(e);
 	return e;
 }
@@ -259,4 +401,65 @@ struct worker_events *events_outside_log(uint64_t runtime, unsigned workers)
 void events_outside_flush(void)
 {
 	outside_flush(events_outside_cur);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The process's exit                                                      */
+
+/*
+ * The hand-over's copy of one log (one exiting thread at a time: under
+ * outside_logs_lock).  Only its header and the records handed over are
+ * written, and only those are read (a tracer's copy cannot fault a page
+ * in).
+ */
+static struct blitz_event_log exit_copy;
+
+/*
+ * outside_hand_over - the records @o's thread published (whole) and has
+ * not flushed, to the tracer, from a copy: the thread may run on and
+ * write behind them meanwhile.  They count as handed over, and the
+ * thread's next flush leaves them out.  A closed window's records are
+ * left out as a flush leaves them out.  Under @o->lock.
+ */
+static void outside_hand_over(struct outside_log *o)
+{
+	struct worker_events *e = &o->e;
+	/* Acquire: the records the release in events_outside_publish covers. */
+	uint32_t whole = atomic_load_explicit(&e->whole, memory_order_acquire);
+	uint64_t closed = atomic_load_explicit(&events_closed_at, memory_order_relaxed);
+	uint32_t n = 0;
+
+	for (uint32_t i = o->handed; i < whole; i++)
+		if (e->log.rec[i].ticks >= closed)
+			exit_copy.rec[n++] = e->log.rec[i];
+	if (whole > o->handed)
+		o->handed = whole;
+	if (!n)
+		return;
+	exit_copy.head = e->log.head;
+	exit_copy.head.seq = ++e->log.head.seq;
+	exit_copy.head.flushed = tick_clock_now();
+	BLITZ_EVENT_FLUSH(-1, (uint64_t)(uintptr_t)&exit_copy, n, exit_copy.head.seq);
+}
+
+/*
+ * events_outside_exit - the process exits (exit_flush.c's destructor):
+ * hand over what every other thread's outside log of this process holds
+ * whole, as those threads are stopped wherever they are.  Each lock is
+ * tried until @deadline (ns): a thread may hold its log's in a flush, or
+ * be stopped by a sanitizer.
+ */
+void events_outside_exit(uint64_t deadline)
+{
+	pid_t pid = getpid();
+
+	if (!BLITZ_EVENT_FLUSH_ENABLED() || !exit_flush_lock(&outside_logs_lock, deadline))
+		return;
+	for (struct outside_log *o = outside_logs; o; o = o->next) {
+		if (o->pid != pid || &o->e == events_outside_cur || !exit_flush_lock(&o->lock, deadline))
+			continue;
+		outside_hand_over(o);
+		pthread_mutex_unlock(&o->lock);
+	}
+	pthread_mutex_unlock(&outside_logs_lock);
 }

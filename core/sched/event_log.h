@@ -23,9 +23,12 @@
  * first record and flushed when full, before the thread waits
  * (events_outside_wait: a join, a blocking job, an idle pool thread, a
  * worker's park), at a record once its newest is BLITZ_EVENT_FLUSH_NS
- * after its last flush, and at the thread's or the process's exit.
- * Its records reach a tracer later than the workers' (their pairs are
- * made as they come: tools/events.c).
+ * after its last flush, and at the thread's exit.  The process's exit
+ * hands over the exiting thread's log, and the records that the other
+ * threads' logs hold whole (events_outside_publish), on the exiting
+ * thread: those threads are stopped wherever they are.  Its records reach
+ * a tracer later than the workers' (their pairs are made as they come:
+ * tools/events.c).
  *
  * A poll's start reserves room for its end, so that a flush never falls
  * between them unless the poll itself logs (spawns, schedules, a join's
@@ -36,6 +39,7 @@
 #ifndef BLITZ_CORE_EVENT_LOG_H
 #define BLITZ_CORE_EVENT_LOG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/events.h>
@@ -50,6 +54,12 @@ struct blitz_worker;
  */
 struct worker_events {
 	uint32_t len;			/* records since the last flush */
+	/*
+	 * A thread that is not a worker's log only: its records [0, whole)
+	 * are written, for the process's exit to hand over if it stops the
+	 * thread (events_outside_publish; event_log.c, "The process's exit").
+	 */
+	_Atomic uint32_t whole;
 	uint64_t last_flush;		/* ns (the tick's clock) */
 	struct blitz_event_log log;
 };
@@ -59,6 +69,7 @@ extern __thread struct worker_events *events_outside_cur __attribute__((tls_mode
 
 struct worker_events *events_outside_log(uint64_t runtime, unsigned workers);
 void events_outside_flush(void);
+void events_outside_exit(uint64_t deadline);
 
 void worker_events_init(struct worker_events *e, unsigned worker, unsigned workers,
 			uint64_t runtime);
@@ -116,6 +127,18 @@ events_log(struct worker_events *e, unsigned type, uint64_t task, uint64_t arg, 
 {
 	events_room(e, 1);
 	events_put(e, type, tick_clock_now(), task, arg, peer);
+}
+
+/*
+ * events_outside_publish - @e, a thread's outside log, holds @e->len
+ * whole records: the process's exit may hand them over if it stops the
+ * thread before its next flush.  Release: the records are written before
+ * the count that the exiting thread reads with acquire (a plain store on
+ * x86).
+ */
+static inline void events_outside_publish(struct worker_events *e)
+{
+	atomic_store_explicit(&e->whole, e->len, memory_order_release);
 }
 
 /* events_outside_pending - does the calling thread's outside log hold records? */

@@ -111,10 +111,10 @@ static void wait_for(struct blitz_runtime *rt, uint64_t deadline)
 		;
 }
 
-/* lock_until - the list's lock, trying until @deadline (ns); false if not had. */
-static bool lock_until(uint64_t deadline)
+/* exit_flush_lock - @lock, tried until @deadline (ns); false if not had. */
+bool exit_flush_lock(pthread_mutex_t *lock, uint64_t deadline)
 {
-	while (pthread_mutex_trylock(&live_lock))
+	while (pthread_mutex_trylock(lock))
 		if (!nap_before(deadline))
 			return false;
 	return true;
@@ -128,8 +128,9 @@ static bool asked(struct blitz_runtime *rt, pid_t pid)
 
 /*
  * The process exits: ask every live, started runtime of this process
- * (not one copied by a fork) to hand over, then wait for them.  The
- * workers run on meanwhile (exit() stops them only at its end).
+ * (not one copied by a fork) to hand over, hand over the logs of the
+ * threads that are not workers meanwhile, then wait for the workers.
+ * The threads run on meanwhile (exit() stops them only at its end).
  */
 __attribute__((destructor)) static void exit_flush_process(void)
 {
@@ -141,14 +142,17 @@ __attribute__((destructor)) static void exit_flush_process(void)
 	if (!tracer_listens())
 		return;
 	deadline = clock_now_ns() + EXIT_FLUSH_WAIT_NS;
-	if (!lock_until(deadline))
+	if (!exit_flush_lock(&live_lock, deadline)) {
+		events_outside_exit(deadline);
 		return;
+	}
 	/* Relaxed: a hint the workers test at each traced tick; see exit_flush_worker. */
 	for (rt = live; rt; rt = rt->live_next)
 		if (asked(rt, pid))
 			atomic_store_explicit(&rt->exit_flush, true, memory_order_relaxed);
 	if (self && asked(self->rt, pid) && !self->exit_flushed)
 		exit_flush_worker(self, clock_now_ns());
+	events_outside_exit(deadline);
 	for (rt = live; rt; rt = rt->live_next)
 		if (asked(rt, pid))
 			wait_for(rt, deadline);

@@ -15,7 +15,9 @@
  * worker; a worker inside a long poll answers after it, or not before
  * the wait ends).  A worker that is the exiting thread itself hands over
  * at once.  Untraced, the destructor returns at its first test, and a
- * tick tests only the worker's own collecting flags.
+ * tick tests only the worker's own collecting flags.  Meanwhile the
+ * exiting thread hands over, from their copies, the records the other
+ * threads' outside logs hold whole (event_log.c, events_outside_exit).
  *
  * The list's lock is taken with the same deadline (a thread may hold it
  * in blitz_runtime_new or _free, or a fork may have copied it held: a
@@ -24,6 +26,8 @@
 #ifndef BLITZ_CORE_SCHED_EXIT_FLUSH_H
 #define BLITZ_CORE_SCHED_EXIT_FLUSH_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -39,5 +43,6 @@ struct blitz_worker;
 void exit_flush_register(struct blitz_runtime *rt);
 void exit_flush_unregister(struct blitz_runtime *rt);
 void exit_flush_worker(struct blitz_worker *w, uint64_t now_ns);
+bool exit_flush_lock(pthread_mutex_t *lock, uint64_t deadline);
 
 #endif

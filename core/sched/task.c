@@ -339,8 +339,10 @@ static __attribute__((noinline, cold)) void log_outside_now(struct blitz_task *t
 	if (!task_traced(t))
 		return;
 	e = events_outside_log(t->rt->hist_id, t->rt->num_workers);
-	if (e)
+	if (e) {
 		events_log(e, type, (uint64_t)(uintptr_t)t, DEST_GLOBAL, -1);
+		events_outside_publish(e);
+	}
 }
 
 /* log_outside - the semaphore's test inline: the summary mode alone does not call. */

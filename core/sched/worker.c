@@ -576,6 +576,8 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 		events_room(log, 2);	/* the end's record: no flush inside the poll */
 		events_put(log, BLITZ_EVENT_POLL_START, tick_clock_now(), (uint64_t)(uintptr_t)t,
 			   !traced || w ? (uint64_t)w->run_source : SRC_HELPER, -1);
+		if (traced && !w)
+			events_outside_publish(log);
 	}
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
 	uint64_t poll_ns = poll_start ? clock_now_ns() - poll_start : 0;
@@ -586,6 +588,8 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 		events_room(log, 1);
 		events_put(log, BLITZ_EVENT_POLL_END, end, (uint64_t)(uintptr_t)t,
 			   r == BLITZ_READY, -1);
+		if (traced && !w)
+			events_outside_publish(log);
 	}
 
 	if (hist_start)

@@ -10,7 +10,7 @@
 # those polls; without the hand-over they count none, or only those up
 # to the last periodic flush (this passes without the hand-over only if
 # such a flush falls in the millisecond between the last task and the
-# exit).
+# exit).  Then the same for a thread that is not a worker (-X, below).
 set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
@@ -31,4 +31,19 @@ check "outside-queue -x, blitz-polltime (summary): at least the $polled polls be
 check "outside-queue -x, blitz-events: spawns; at least the $polled polls, each ended" \
 	"$(jq_py "$tmp/events.out" "(r[0]['events']['spawn'], r[0]['events']['poll_start'] >= $polled, r[0]['events']['poll_end'] == r[0]['events']['poll_start'])")" \
 	"(1001, True, True)"
+
+# A thread that is not a worker, which the exit stops where it is:
+# outside-queue -X has a second thread spawn 1,000 tasks and then wait
+# (pause(), not a blitz wait: its log is not flushed; a full log flushed
+# 512 of them), and the program's thread return from main.  The exit
+# hands over the records the thread's log holds (core/sched/event_log.c,
+# "The process's exit"); without that, blitz-events counts 512 spawns.
+start_tool events -j -b "$prog"
+out=$(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" BLITZ_WORKERS=1 \
+	timeout 300 "$prog" -X 1000) || bad "outside-queue -X failed: '$out'"
+check "outside-queue -X: its tasks ran" "$out" "ran 1000"
+stop_tool events
+check "outside-queue -X, blitz-events: the second thread's 1000 spawns, each polled and paired" \
+	"$(jq_py "$tmp/events.out" "(sum(w['spawn'] for w in r[0]['workers'] if w['worker'] < 0), r[0]['events']['spawn'], r[0]['events']['poll_start'], [h['count'] for h in r[0]['histograms'] if h['label'] == 'schedule latency'][0], r[0]['unpaired'], r[0]['never_polled'])")" \
+	"(1000, 1000, 1000, 1000, 0, 0)"
 finish

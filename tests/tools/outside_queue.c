@@ -22,13 +22,22 @@
  * blitz_runtime_free: the workers are still running when the process
  * exits, and a tracer must still get at least P polls
  * (core/sched/exit_flush.h; tests/scripts/tools-exit.sh).
+ *
+ * outside-queue -X N: a second thread, not a worker, spawns N tasks and
+ * then waits for ever (pause(), not a blitz wait: its log is not
+ * flushed); the program's thread waits until the N ran (a sleep), prints
+ * "ran N" and returns from main: the process's exit must hand over the
+ * second thread's spawns that its log still holds (core/sched/event_log.c,
+ * "The process's exit"; tests/scripts/tools-exit.sh).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <blitz.h>
 
 static atomic_int ran;
@@ -91,6 +100,53 @@ static int exit_early(struct blitz_runtime *rt, int n)
 	return 0;	/* the runtime is not freed: its workers run on into exit() */
 }
 
+struct spawner {
+	struct blitz_runtime *rt;
+	int n;
+	atomic_int spawned;		/* -1: a spawn failed */
+};
+
+/* spawn_then_pause - -X's second thread: @arg's N tasks, then no return. */
+static void *spawn_then_pause(void *arg)
+{
+	struct spawner *s = arg;
+
+	for (int i = 0; i < s->n; i++)
+		if (blitz_spawn_detached(s->rt, &count_vt, NULL, 0)) {
+			perror("outside-queue: blitz_spawn_detached");
+			atomic_store(&s->spawned, -1);
+			return NULL;
+		}
+	atomic_store(&s->spawned, s->n);
+	for (;;)
+		pause();
+}
+
+/* exit_beside - the -X mode: a thread spawns @n tasks, the process exits while it waits. */
+static int exit_beside(struct blitz_runtime *rt, int n)
+{
+	static struct spawner s;
+	struct timespec ms = { 0, 1000000 };
+	pthread_t thread;
+	int err;
+
+	s.rt = rt;
+	s.n = n;
+	err = pthread_create(&thread, NULL, spawn_then_pause, &s);
+	if (err) {
+		fprintf(stderr, "outside-queue: pthread_create: %s\n", strerror(err));
+		return 1;
+	}
+	while (atomic_load(&s.spawned) == 0)
+		nanosleep(&ms, NULL);
+	if (atomic_load(&s.spawned) < 0)
+		return 1;
+	ran_wait(n);
+	printf("ran %d\n", n);
+	fflush(stdout);
+	return 0;	/* the thread still waits, its log unflushed, as exit() stops it */
+}
+
 /* steps - the -s mode: a task per line of stdin, each run before "ran K". */
 static int steps(struct blitz_runtime *rt)
 {
@@ -120,20 +176,21 @@ int main(int argc, char **argv)
 {
 	bool step = argc == 2 && !strcmp(argv[1], "-s");
 	bool early = argc == 3 && !strcmp(argv[1], "-x");
-	int n = step ? 1 : early ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 5;
-	int ms = early ? 0 : argc > 2 ? atoi(argv[2]) : 300;
+	bool beside = argc == 3 && !strcmp(argv[1], "-X");
+	int n = step ? 1 : early || beside ? atoi(argv[2]) : argc > 1 ? atoi(argv[1]) : 5;
+	int ms = early || beside ? 0 : argc > 2 ? atoi(argv[2]) : 300;
 	struct timespec pause = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	struct blitz_runtime *rt = blitz_runtime_new(NULL);
 	struct blitz_task **tasks = calloc(n > 0 ? (size_t)n : 1, sizeof(*tasks));
 
 	if (n <= 0 || ms < 0 || !rt || !tasks) {
-		fprintf(stderr, "usage: outside-queue [N > 0 [MS >= 0]] | -s | -x N > 0 "
+		fprintf(stderr, "usage: outside-queue [N > 0 [MS >= 0]] | -s | -x N > 0 | -X N > 0 "
 			"(or no runtime, no memory)\n");
 		return 2;
 	}
-	if (early) {
+	if (early || beside) {
 		free(tasks);
-		return exit_early(rt, n);
+		return early ? exit_early(rt, n) : exit_beside(rt, n);
 	}
 	if (step) {
 		int rc = steps(rt);
