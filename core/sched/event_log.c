@@ -161,18 +161,34 @@ static struct outside_log *outside_of(struct worker_events *e)
 }
 
 /*
- * outside_drop_handed - the process's exit handed over @o's first records
- * while the thread ran on: they go, so that a tracer does not get them
- * twice.  Under @o->lock.
+ * copy_since - the records of @src[0, @n) stamped at @closed or later, to
+ * @dst in order (@dst may be @src or below it: each is read before the
+ * slot it moves to is written); how many.
  */
-static void outside_drop_handed(struct outside_log *o)
+static uint32_t copy_since(struct blitz_event *dst, const struct blitz_event *src, uint32_t n,
+			   uint64_t closed)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (src[i].ticks >= closed)
+			dst[kept++] = src[i];
+	return kept;
+}
+
+/*
+ * outside_keep_since - @o's records from @closed on that were not handed
+ * over (the process's exit handed over its first ones while the thread
+ * ran on: they go, so that a tracer does not get them twice), moved to
+ * the log's start.  Under @o->lock.
+ */
+static void outside_keep_since(struct outside_log *o, uint64_t closed)
 {
 	struct worker_events *e = &o->e;
 
-	if (!o->handed)
+	if (!o->handed && !closed)
 		return;
-	memmove(e->log.rec, e->log.rec + o->handed, (e->len - o->handed) * sizeof(e->log.rec[0]));
-	e->len -= o->handed;
+	e->len = copy_since(e->log.rec, e->log.rec + o->handed, e->len - o->handed, closed);
 	o->handed = 0;
 }
 
@@ -190,7 +206,6 @@ static void outside_drop_stale(struct worker_events *e)
 {
 	struct outside_log *o = outside_of(e);
 	uint64_t closed;
-	uint32_t kept = 0;
 
 	if (!e->len)
 		return;
@@ -198,11 +213,7 @@ static void outside_drop_stale(struct worker_events *e)
 	if (e->log.rec[0].ticks >= closed)
 		return;
 	pthread_mutex_lock(&o->lock);
-	outside_drop_handed(o);
-	for (uint32_t i = 0; i < e->len; i++)
-		if (e->log.rec[i].ticks >= closed)
-			e->log.rec[kept++] = e->log.rec[i];
-	e->len = kept;
+	outside_keep_since(o, closed);
 	events_outside_publish(e);
 	pthread_mutex_unlock(&o->lock);
 }
@@ -213,7 +224,7 @@ static void outside_drop_stale(struct worker_events *e)
  */
 static void outside_flush_held(struct outside_log *o)
 {
-	outside_drop_handed(o);
+	outside_keep_since(o, 0);
 	if (o->e.len)
 		flush_now(&o->e);
 	events_outside_publish(&o->e);
@@ -427,13 +438,10 @@ static void outside_hand_over(struct outside_log *o)
 	/* Acquire: the records the release in events_outside_publish covers. */
 	uint32_t whole = atomic_load_explicit(&e->whole, memory_order_acquire);
 	uint64_t closed = atomic_load_explicit(&events_closed_at, memory_order_relaxed);
-	uint32_t n = 0;
+	/* handed <= whole: both move together under the lock (outside_keep_since, publish). */
+	uint32_t n = copy_since(exit_copy.rec, e->log.rec + o->handed, whole - o->handed, closed);
 
-	for (uint32_t i = o->handed; i < whole; i++)
-		if (e->log.rec[i].ticks >= closed)
-			exit_copy.rec[n++] = e->log.rec[i];
-	if (whole > o->handed)
-		o->handed = whole;
+	o->handed = whole;
 	if (!n)
 		return;
 	exit_copy.head = e->log.head;

@@ -128,9 +128,9 @@ static bool asked(struct blitz_runtime *rt, pid_t pid)
 
 /*
  * The process exits: ask every live, started runtime of this process
- * (not one copied by a fork) to hand over, hand over the logs of the
- * threads that are not workers meanwhile, then wait for the workers.
- * The threads run on meanwhile (exit() stops them only at its end).
+ * (not one copied by a fork) to hand over, then wait for them; first,
+ * hand over the logs of the threads that are not workers.  The threads
+ * run on meanwhile (exit() stops them only at its end).
  */
 __attribute__((destructor)) static void exit_flush_process(void)
 {
@@ -142,17 +142,15 @@ __attribute__((destructor)) static void exit_flush_process(void)
 	if (!tracer_listens())
 		return;
 	deadline = clock_now_ns() + EXIT_FLUSH_WAIT_NS;
-	if (!exit_flush_lock(&live_lock, deadline)) {
-		events_outside_exit(deadline);
+	events_outside_exit(deadline);
+	if (!exit_flush_lock(&live_lock, deadline))
 		return;
-	}
 	/* Relaxed: a hint the workers test at each traced tick; see exit_flush_worker. */
 	for (rt = live; rt; rt = rt->live_next)
 		if (asked(rt, pid))
 			atomic_store_explicit(&rt->exit_flush, true, memory_order_relaxed);
 	if (self && asked(self->rt, pid) && !self->exit_flushed)
 		exit_flush_worker(self, clock_now_ns());
-	events_outside_exit(deadline);
 	for (rt = live; rt; rt = rt->live_next)
 		if (asked(rt, pid))
 			wait_for(rt, deadline);

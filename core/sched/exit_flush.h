@@ -15,7 +15,7 @@
  * worker; a worker inside a long poll answers after it, or not before
  * the wait ends).  A worker that is the exiting thread itself hands over
  * at once.  Untraced, the destructor returns at its first test, and a
- * tick tests only the worker's own collecting flags.  Meanwhile the
+ * tick tests only the worker's own collecting flags.  Before that, the
  * exiting thread hands over, from their copies, the records the other
  * threads' outside logs hold whole (event_log.c, events_outside_exit).
  *
