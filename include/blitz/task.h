@@ -224,15 +224,53 @@ void blitz_task_release(struct blitz_task *task);
 size_t blitz_task_size(size_t state_size);
 
 /*
- * Protothread-style coroutine macros (a switch on a resume point).
+ * Protothread-style coroutine macros: BLITZ_CO_BEGIN opens a switch on the
+ * coroutine's resume point (struct blitz_co, 0 at the start), each
+ * BLITZ_AWAIT and BLITZ_YIELD is a case of that switch named by its line,
+ * BLITZ_CO_END closes it.
+ *
  * BLITZ_AWAIT(co, expr): evaluate expr (an enum blitz_poll) and return
- * BLITZ_PENDING until it is BLITZ_READY; it is evaluated again on every poll.
+ * BLITZ_PENDING until it is BLITZ_READY; it is evaluated again on every
+ * poll, so expr is an awaitable's poll call, not a value computed once.
+ * BLITZ_YIELD(co, cx): let the worker run others, then go on here.
+ *
+ * The rules (each follows from the switch):
+ *  - Locals do not survive an AWAIT or a YIELD: a resume jumps past their
+ *    initialisation.  Keep what lives across one in the state struct.
+ *  - No AWAIT or YIELD inside a switch of your own between BEGIN and END:
+ *    its case would belong to the inner switch, and the resume could not
+ *    find it.  Such a resume is caught: BLITZ_CO_END's default case calls
+ *    blitz_co_bad_resume(), which names the file and lines and aborts (in
+ *    every build: the check is on the path a good resume never takes).
+ *    Use if/else there, or move the switch into a function of its own.
+ *  - At most one AWAIT or YIELD per source line (two would be the same
+ *    case: "duplicate case value").
+ *  - An early `return BLITZ_READY` between BEGIN and END is allowed: the
+ *    task is done and is not polled again.  A coroutine that a parent
+ *    polls as an awaitable (a function of its own with BEGIN/END over a
+ *    struct blitz_co in the parent's state) is polled again only if the
+ *    parent starts it over: set its struct blitz_co to BLITZ_CO_INIT first.
+ *  - A poll after END (or after BLITZ_CO_FINISHED()) returns BLITZ_READY
+ *    again and runs nothing.
+ *  - The state is a copy: blitz_spawn() and blitz_block_on() copy @state
+ *    into the task, so a pointer into the caller's struct is not the
+ *    task's; blitz_block_on() copies the final state back once the task has
+ *    completed.  Point into the state from inside the poll function only.
+ *  - The awaitables of the API (struct blitz_xfer, blitz_accept,
+ *    blitz_sleep, ...) need no zeroing between uses: one that returned
+ *    BLITZ_READY is ready for its next operation.  One that an AWAIT left
+ *    pending (a timeout won, the task is dropped) still has its operation
+ *    in flight: cancel it and await its completion before its buffer goes
+ *    (docs/io.md, "The life of an operation").
  */
 struct blitz_co {
-	int line;
+	int line;		/* resume point: 0 start, -1 finished, else a line */
 };
 
-#define BLITZ_CO_BEGIN(co)	switch ((co)->line) { case 0:
+#define BLITZ_CO_INIT		((struct blitz_co){ 0 })
+#define BLITZ_CO_FINISHED(co)	((co)->line == -1)
+
+#define BLITZ_CO_BEGIN(co)	switch ((co)->line) { case 0:;
 
 #define BLITZ_AWAIT(co, expr)						\
 	do {								\
@@ -252,10 +290,21 @@ struct blitz_co {
 	} while (0)
 
 #define BLITZ_CO_END(co)						\
+		(co)->line = -1;					\
+		return BLITZ_READY;					\
+	case -1:							\
+		return BLITZ_READY;					\
 	default:							\
-		break;							\
-	}								\
-	(co)->line = -1;						\
-	return BLITZ_READY
+		blitz_co_bad_resume((co)->line, __FILE__, __LINE__);	\
+	}
+
+/**
+ * blitz_co_bad_resume - a coroutine was resumed at @line, which is no case
+ * of its switch (an AWAIT or YIELD inside a nested switch, or a struct
+ * blitz_co overwritten): print the file, both lines and the rule, and
+ * abort.  Called by BLITZ_CO_END only.
+ */
+__attribute__((noreturn, cold))
+void blitz_co_bad_resume(int line, const char *file, int end_line);
 
 #endif /* BLITZ_TASK_H */
