@@ -86,28 +86,34 @@ LIBS           := $(if $(filter y,$(CONFIG_BACKEND_IO_URING)),-luring)
 # Kbuild: read every directory's Kbuild file.
 #   obj-y     objects that go into libblitz
 #   prog-y    programs for $(O)/bin/, with <prog>-objs
+#   example-y example programs for $(O)/examples/, with <prog>-objs
 #   test-y    test programs for $(O)/tests/, with <prog>-objs
 # A Kbuild entry ending in '/' descends into that directory.
 lib-objs  :=
 progs     :=
+examples  :=
 tests     :=
 
 define kbuild-dir
 obj-y  :=
 prog-y :=
+example-y :=
 test-y :=
 include $(srctree)/$(1)/Kbuild
 lib-objs += $$(addprefix $(1)/,$$(filter %.o,$$(obj-y)))
 $$(foreach p,$$(prog-y),$$(eval $$(call kbuild-prog,$(1),$$(p),bin)))
+$$(foreach p,$$(example-y),$$(eval $$(call kbuild-prog,$(1),$$(p),examples)))
 $$(foreach p,$$(test-y),$$(eval $$(call kbuild-prog,$(1),$$(p),tests)))
 $$(foreach d,$$(patsubst %/,%,$$(filter %/,$$(obj-y))),$$(eval $$(call kbuild-dir,$(if $(filter .,$(1)),,$(1)/)$$(d))))
 endef
 
-# $(call kbuild-prog,dir,name,bin|tests); <prog>-libs: what it links besides the library.
+# $(call kbuild-prog,dir,name,bin|examples|tests); <prog>-libs: what it links
+# besides the library.
+kbuild-list = $(if $(filter bin,$(1)),progs,$(1))
 define kbuild-prog
 $(3)-$(2)-objs := $$(addprefix $(1)/,$$($(2)-objs))
 $(3)-$(2)-libs := $$($(2)-libs)
-$(if $(filter bin,$(3)),progs += $(2),tests += $(2))
+$(call kbuild-list,$(3)) += $(2)
 endef
 
 obj-y :=
@@ -124,6 +130,7 @@ SONAME    := libblitz.so.$(VERSION)
 LIB_SO_V  := $(objtree)/lib/libblitz.so.$(KERNELVERSION)
 LIB_SO    := $(objtree)/lib/libblitz.so
 BIN_PROGS := $(addprefix $(objtree)/bin/,$(progs))
+EXAMPLE_PROGS := $(addprefix $(objtree)/examples/,$(examples))
 TEST_PROGS:= $(addprefix $(objtree)/tests/,$(tests))
 LIB_OBJS  := $(addprefix $(objtree)/,$(lib-objs))
 
@@ -215,15 +222,17 @@ $(LIB_SO): $(LIB_SO_V)
 	$(Q)ln -sf $(notdir $<) $(objtree)/lib/$(SONAME)
 	$(Q)ln -sf $(notdir $<) $@
 
-# Programs link against the shared library (so that probes attached to
-# libblitz.so see them); tests link libblitz-internal.a, which also gives them
-# the internal symbols.
+# Programs and examples link against the shared library (so that probes
+# attached to libblitz.so see them), found through the rpath beside them: in
+# the build tree $(O)/bin/../lib, once installed PREFIX/libexec/blitz/../../lib.
+# Tests link libblitz-internal.a, which also gives them the internal symbols.
+# $(call prog-rule,name,bin|examples)
 define prog-rule
-$(objtree)/bin/$(1): $$(addprefix $(objtree)/,$$(bin-$(1)-objs)) $(LIB_SO)
-	$$(call msg,LD,bin/$(1))
+$(objtree)/$(2)/$(1): $$(addprefix $(objtree)/,$$($(2)-$(1)-objs)) $(LIB_SO)
+	$$(call msg,LD,$(2)/$(1))
 	$$(Q)mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) -o $$@ $$(filter %.o,$$^) -L$(objtree)/lib -lblitz \
-		-Wl,-rpath,'$$$$ORIGIN/../lib' $$(BLITZ_LDFLAGS) $$(LIBS) -lm
+		-Wl,-rpath,'$$$$ORIGIN/../lib:$$$$ORIGIN/../../lib' $$(BLITZ_LDFLAGS) $$(LIBS) -lm
 endef
 define test-rule
 $(objtree)/tests/$(1): $$(addprefix $(objtree)/,$$(tests-$(1)-objs)) $(LIB_INT_A)
@@ -232,7 +241,8 @@ $(objtree)/tests/$(1): $$(addprefix $(objtree)/,$$(tests-$(1)-objs)) $(LIB_INT_A
 	$$(Q)$$(CC) -o $$@ $$(filter %.o,$$^) $(LIB_INT_A) $$(BLITZ_LDFLAGS) $$(LIBS) \
 		$$(tests-$(1)-libs) $$(shell pkg-config --libs check 2>/dev/null || echo -lcheck) -lm
 endef
-$(foreach p,$(progs),$(eval $(call prog-rule,$(p))))
+$(foreach p,$(progs),$(eval $(call prog-rule,$(p),bin)))
+$(foreach p,$(examples),$(eval $(call prog-rule,$(p),examples)))
 $(foreach p,$(tests),$(eval $(call test-rule,$(p))))
 
 # ---------------------------------------------------------------------------
@@ -266,16 +276,31 @@ fuzz:
 
 # ---------------------------------------------------------------------------
 # Targets
-PHONY := all lib progs tests check check-faults run tools install uninstall clean \
-         distclean defconfig help bench paper fuzz fuzz-build soak
+PHONY := all lib progs examples tests check check-faults run tools tools-if-present \
+         deps install uninstall clean distclean defconfig help bench paper fuzz \
+         fuzz-build soak check-bare
 
-all: lib progs
+all: lib progs examples tools-if-present
 
 lib: $(LIB_A) $(LIB_SO)
 
 progs: $(BIN_PROGS)
 
-tests: lib progs $(TEST_PROGS)
+examples: $(EXAMPLE_PROGS)
+
+tests: lib progs examples $(TEST_PROGS)
+
+# deps: the Debian packages the build, the tests and the experiments need
+# (scripts/install-deps: silent when all are there, names what it installs,
+# and without root prints the one command to run).  `make run` and `make
+# check` take it first, so that on a bare machine the two commands are the
+# whole story; every generated header, and so every compile, waits for it.
+deps:
+	$(Q)$(srctree)/scripts/install-deps
+ifneq ($(filter run check paper soak,$(MAKECMDGOALS)),)
+$(GENERATED): | deps
+run check paper soak tools-if-present: | deps
+endif
 
 defconfig:
 	$(call msg,CONFIG,.config from configs/defconfig)
@@ -303,6 +328,11 @@ check-faults:
 	$(Q)BLITZ_TEST_TIMEOUT_SCALE=$${BLITZ_TEST_TIMEOUT_SCALE:-5} \
 		$(srctree)/tests/faults/run $(faults-objtree)/tests/fault-workloads
 
+# check-bare: the two commands on a bare Debian 12 in a debootstrap'd
+# chroot (tests/bare/run; root, about 25 minutes; not in check).
+check-bare:
+	$(Q)$(srctree)/tests/bare/run
+
 run: all
 	$(Q)$(srctree)/experiments/run-default $(objtree)
 
@@ -323,20 +353,35 @@ tools:
 	$(Q)$(MAKE) --no-print-directory -C $(srctree)/tools O=$(objtree) V=$(V) \
 		$(if $(filter y,$(CONFIG_BPF_TOOLS)),all,disabled)
 
+# `make` builds the tools too where what they need is installed, and says in
+# one line what is missing otherwise (`make tools` then fails on it).
+TOOLS_MISSING = $(strip $(foreach t,$(CLANG) $(BPFTOOL),$(if $(shell command -v $(t) 2>/dev/null || \
+	command -v /usr/sbin/$(t) 2>/dev/null),,$(t))) \
+	$(if $(shell pkg-config --exists libbpf libelf 2>/dev/null && echo y),,libbpf-dev))
+tools-if-present:
+ifeq ($(CONFIG_BPF_TOOLS),y)
+	$(Q)$(if $(TOOLS_MISSING),echo "  SKIP    tools: $(TOOLS_MISSING) not installed (scripts/install-deps)",\
+		$(MAKE) --no-print-directory -C $(srctree)/tools O=$(objtree) V=$(V) all)
+endif
+
 # install: headers, both libraries, programs, pkg-config file.
 INSTALL_LIB := $(DESTDIR)$(PREFIX)/lib
 INSTALL_INC := $(DESTDIR)$(PREFIX)/include
 INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
+INSTALL_LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/blitz
+# The workloads are blitz's own programs, not commands a user's PATH wants:
+# they go to PREFIX/libexec/blitz/ (their rpath finds ../../lib); the tools,
+# already named blitz-*, to PREFIX/bin.
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)install -d $(INSTALL_LIB)/pkgconfig $(INSTALL_INC)/blitz $(INSTALL_BIN)
+	$(Q)install -d $(INSTALL_LIB)/pkgconfig $(INSTALL_INC)/blitz $(INSTALL_BIN) $(INSTALL_LIBEXEC)
 	$(Q)install -m 644 $(srctree)/include/blitz.h $(INSTALL_INC)/
 	$(Q)install -m 644 $(srctree)/include/blitz/*.h $(INSTALL_INC)/blitz/
 	$(Q)install -m 644 $(LIB_A) $(INSTALL_LIB)/
 	$(Q)install -m 755 $(LIB_SO_V) $(INSTALL_LIB)/
 	$(Q)ln -sf libblitz.so.$(KERNELVERSION) $(INSTALL_LIB)/$(SONAME)
 	$(Q)ln -sf libblitz.so.$(KERNELVERSION) $(INSTALL_LIB)/libblitz.so
-	$(Q)for p in $(BIN_PROGS); do install -m 755 $$p $(INSTALL_BIN)/; done
+	$(Q)for p in $(BIN_PROGS); do install -m 755 $$p $(INSTALL_LIBEXEC)/; done
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(KERNELVERSION)|' \
 		-e 's|@LIBS@|$(LIBS)|' \
 		$(srctree)/scripts/blitz.pc.in > $(INSTALL_LIB)/pkgconfig/blitz.pc
@@ -344,7 +389,8 @@ install: all
 
 uninstall:
 	$(Q)rm -rf $(INSTALL_INC)/blitz $(INSTALL_INC)/blitz.h $(INSTALL_LIB)/libblitz.* \
-		$(INSTALL_LIB)/pkgconfig/blitz.pc $(addprefix $(INSTALL_BIN)/,$(progs))
+		$(INSTALL_LIB)/pkgconfig/blitz.pc $(INSTALL_LIBEXEC) \
+		$(addprefix $(INSTALL_BIN)/blitz-,$(patsubst %.bpf.c,%,$(notdir $(wildcard $(srctree)/tools/*.bpf.c))))
 
 clean:
 	$(call msg,CLEAN,$(O))
@@ -357,16 +403,22 @@ help:
 	@echo 'blitz $(KERNELVERSION): work-stealing async I/O runtime with USDT probes'
 	@echo ''
 	@echo 'Targets:'
-	@echo '  all        - libblitz.a, libblitz.so and the programs (default)'
-	@echo '  check      - build and run every test (Check summary at the end)'
+	@echo '  all        - libblitz.a, libblitz.so, the programs, examples/ and, where clang,'
+	@echo '               bpftool and libbpf are installed, the tools (default)'
+	@echo '  check      - install what is missing (deps), build and run every test'
+	@echo '               (Check summary at the end)'
+	@echo '  check-bare - make run and make check on a bare Debian 12 chroot (tests/bare/run)'
+	@echo '  deps       - install the Debian packages that are missing (scripts/install-deps)'
+	@echo '  examples   - the example programs of examples/ ($(O)/examples/)'
 	@echo '  check-faults - every workload under every fault point, ASan (FAULTS_O=build-faults; docs/faults.md)'
-	@echo '  run        - run the default experiment (experiments/run-default)'
+	@echo '  run        - install what is missing (deps), then run the default experiment'
+	@echo '               (experiments/run-default)'
 	@echo '  bench      - run build/bin/sched-bench with its defaults'
 	@echo '  soak       - SOAK_TIME seconds of mixed load, checked for leaks (experiments/soak)'
 	@echo '  paper      - papers/blitz/blitz.pdf from results/ (RESULTS=dir... to choose; papers/blitz/Makefile)'
 	@echo '  tools      - build the libbpf tools (CONFIG_BPF_TOOLS)'
 	@echo '  fuzz       - build the tests/fuzz targets with libFuzzer (FUZZ_O) and run each FUZZ_TIME s'
-	@echo '  install    - install headers, libraries, programs and blitz.pc'
+	@echo '  install    - headers, libraries, blitz.pc and tools; the workloads to libexec/blitz/'
 	@echo '  uninstall  - remove what install put in PREFIX'
 	@echo '  defconfig  - write .config from configs/defconfig'
 	@echo '  clean      - remove the build directory ($(O))'
@@ -401,6 +453,7 @@ help:
 	@echo '  core/combinator/   select, join, race'
 	@echo '  backends/          the I/O driver: io_uring, epoll, poll'
 	@echo '  probes/            blitz.d, the probe catalog'
+	@echo '  examples/          short programs to learn from, built by make, run by make check'
 	@echo '  tools/             libbpf tools, bpftrace twins, plot'
 	@echo '  experiments/       experiments, workloads/ (the benches), peers/, lib/'
 	@echo '  tests/             unit/ (Check), scripts/, model/ (spin)'
