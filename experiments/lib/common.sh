@@ -76,6 +76,26 @@ version_of() {
 	"$@" 2>&1 | head -n 1
 }
 
+# peer_builds: {"tokio": {...}, "go": {...}, "libuv": {...}}, how each peer
+# is built (experiments/peers/NAME/build --flags); a peer that cannot be
+# built here is {"skipped": "<its reason>"}.
+peer_builds() {
+	local p flags sep= err
+	err=$(mktemp)
+	printf '{'
+	for p in tokio go libuv; do
+		if flags=$("$EXP_ROOT/experiments/peers/$p/build" --flags 2> "$err"); then
+			printf '%s"%s": %s' "$sep" "$p" "$flags"
+		else
+			printf '%s"%s": {"skipped": %s}' "$sep" "$p" \
+				"$(tail -n 1 "$err" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')"
+		fi
+		sep=', '
+	done
+	rm -f "$err"
+	printf '}\n'
+}
+
 write_meta() {
 	local config=$EXP_ROOT/.config
 	[ -f "$config" ] || config=$EXP_ROOT/configs/defconfig
@@ -86,6 +106,7 @@ write_meta() {
 	GCC_V="$(version_of gcc --version)" CLANG_V="$(version_of clang --version)" \
 	BPFTRACE_V="$(version_of bpftrace --version)" BPFTOOL_V="$(version_of bpftool version)" \
 	CARGO_V="$(version_of "${HOME:-/root}/.cargo/bin/cargo" --version)" GO_V="$(version_of go version)" \
+	PEER_BUILDS="$(peer_builds)" \
 	python3 - "$OUT/meta.json" "$@" <<'PY'
 import json, os, platform, sys
 out, extra = sys.argv[1], sys.argv[2:]
@@ -113,6 +134,7 @@ meta = {
         "bpftrace": os.environ["BPFTRACE_V"], "bpftool": os.environ["BPFTOOL_V"],
         "cargo": os.environ["CARGO_V"], "go": os.environ["GO_V"],
     },
+    "peer_builds": json.loads(os.environ["PEER_BUILDS"]),
 }
 for kv in extra:
     k, _, v = kv.partition("=")

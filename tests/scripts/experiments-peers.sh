@@ -18,6 +18,16 @@ if grep -q 'blitz faster than' "$tmp/pe/sched.md"; then
 elif grep -q '/blitz' "$tmp/pe/sched.md"; then
 	echo "FAIL peers: a peer's ratio without the rounds blitz won"; fail=1
 fi
+# meta.json says how each peer was built: Tokio as its users build for
+# speed (LTO, one codegen unit, opt-level 3), or why it was skipped.
+python3 -c 'import json,sys
+pb = json.load(open(sys.argv[1]))["peer_builds"]
+assert set(pb) == {"tokio", "go", "libuv"}, pb
+t = pb["tokio"]
+assert "skipped" in t or (t["profile.release"]["lto"] in (True, "fat") and
+    t["profile.release"]["codegen-units"] == 1 and t["profile.release"]["opt-level"] == 3), t' \
+	"$tmp/pe/meta.json" && echo "ok   peers: meta.json has each peer's build flags" ||
+	{ echo "FAIL peers: meta.json without peer_builds"; fail=1; }
 need "$tmp/pe/plots/sched.png" "peers plot sched.png"
 need "$tmp/pe/plots/echo.png" "peers plot echo.png"
 # The load generator reports the server's CPU per message (pinned apart
