@@ -137,7 +137,10 @@ pub fn parse_args_with(p: &Program, extra: &mut impl Extra) -> Opts {
     let mut bench = "all".to_string();
     let bench_util = matches!(p.dialect, Dialect::BenchUtil);
     p.cli.options(if bench_util { Some(p.benches) } else { None }, |key, val| {
-        let Some(val) = val else { p.cli.fail(&format!("missing value for {}", key)) };
+        let val = match val {
+            Some(v) => v,
+            None => p.cli.fail(&format!("missing value for {}", key)),
+        };
         let num = |v: &str| -> usize {
             v.parse()
                 .unwrap_or_else(|_| p.cli.fail(&format!("bad number for {}: {}", key, v)))

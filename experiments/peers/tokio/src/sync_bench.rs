@@ -18,11 +18,25 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::future::Future;
+#[cfg(std_black_box)]
 use std::hint::black_box;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Before Rust 1.66 (Debian 12's rustc is 1.63) std has no black_box: a
+/// volatile read of the value keeps the optimiser from seeing through it,
+/// as std's does (build.rs sets std_black_box where std has one).
+#[cfg(not(std_black_box))]
+fn black_box<T>(x: T) -> T {
+    // SAFETY: reads x once and forgets the original, so exactly one copy lives on.
+    unsafe {
+        let y = std::ptr::read_volatile(&x);
+        std::mem::forget(x);
+        y
+    }
+}
 
 use tokio::runtime::{self, Runtime};
 
