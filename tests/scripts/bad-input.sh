@@ -13,7 +13,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # NAME: reason.  Functions whose every argument is the object they act
 # on (a primitive, its waiter node, the poll context): there is no value
 # to pass out of range, and those pointers are not checked (the
-# convention's last rule); and the two the runtime alone calls.
+# convention's last rule); the two the runtime alone calls; and the one
+# BLITZ_CO_END alone calls.
 exceptions='
 blitz_task_schedule: the vtable'"'"'s; only the runtime calls it, with its own task (explicit_schedule_functions runs a vtable naming it)
 blitz_task_reschedule: likewise
@@ -22,6 +23,7 @@ blitz_rwlock_read_poll: only the lock, its waiter and cx
 blitz_rwlock_write_poll: only the lock, its waiter and cx
 blitz_notify_notified_poll: only the Notify, its waiter and cx
 blitz_signals_recv_poll: only the stream, the receive and cx
+blitz_co_bad_resume: only BLITZ_CO_END calls it, and it aborts by design (tests/scripts/task-macros.sh runs it)
 '
 
 api_functions "$src" "$tmp/api"
