@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,66 @@ uint64_t bench_quantile(const uint64_t *sorted, size_t n, double q)
 	if (rank < 1)
 		rank = 1;
 	return sorted[(rank > n ? n : rank) - 1];
+}
+
+/* gap - @hi / @lo (@lo <= @hi): infinite from 0 to a positive value, 1 from 0 to 0. */
+static double gap(uint64_t lo, uint64_t hi)
+{
+	if (!lo)
+		return hi ? HUGE_VAL : 1.0;
+	return (double)hi / (double)lo;
+}
+
+void bench_spread(const uint64_t *sorted, size_t n, struct bench_spread *s)
+{
+	size_t k = 0, side = n / BENCH_MODES_SIDE_DIV;
+	double widest = 1.0, lo, hi;
+
+	memset(s, 0, sizeof(*s));
+	s->min = sorted[0];
+	s->p25 = bench_quantile(sorted, n, 0.25);
+	s->median = bench_median(sorted, n);
+	s->p75 = bench_quantile(sorted, n, 0.75);
+	s->max = sorted[n - 1];
+	s->modes = 1;
+	/* The first largest ratio between neighbours (bench_util.h). */
+	for (size_t i = 1; i < n; i++) {
+		double g = gap(sorted[i - 1], sorted[i]);
+
+		if (g > widest) {
+			widest = g;
+			k = i;
+		}
+	}
+	if (side < BENCH_MODES_MIN_SIDE)
+		side = BENCH_MODES_MIN_SIDE;
+	if (!k || k < side || n - k < side || widest < BENCH_MODES_MIN_GAP)
+		return;
+	lo = gap(sorted[0], sorted[k - 1]);
+	hi = gap(sorted[k], sorted[n - 1]);
+	if (!(widest > lo * lo && widest > hi * hi))
+		return;
+	s->modes = 2;
+	s->mode[0] = (struct bench_mode){ bench_median(sorted, k), k };
+	s->mode[1] = (struct bench_mode){ bench_median(sorted + k, n - k), n - k };
+}
+
+void bench_print_spread(const char *bench, const uint64_t *sorted, size_t n, long ops)
+{
+	struct bench_spread s;
+
+	bench_spread(sorted, n, &s);
+	printf(",\"p25_ns\":%llu,\"p75_ns\":%llu,\"max_ns\":%llu", (unsigned long long)s.p25,
+	       (unsigned long long)s.p75, (unsigned long long)s.max);
+	if (s.modes != 2)
+		return;
+	printf(",\"modes\":[{\"ns\":%llu,\"n\":%zu},{\"ns\":%llu,\"n\":%zu}]",
+	       (unsigned long long)s.mode[0].ns, s.mode[0].n,
+	       (unsigned long long)s.mode[1].ns, s.mode[1].n);
+	fprintf(stderr, "%s: %s: the %zu runs fall into two modes: %zu near %.2f ns/op, "
+		"%zu near %.2f ns/op; the median hides it\n", program_invocation_short_name,
+		bench, n, s.mode[0].n, (double)s.mode[0].ns / (double)ops,
+		s.mode[1].n, (double)s.mode[1].ns / (double)ops);
 }
 
 static void bad_value(const char *opt, const char *v, const char *expected)

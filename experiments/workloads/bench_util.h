@@ -32,6 +32,78 @@ uint64_t bench_median(const uint64_t *sorted, size_t n);
 uint64_t bench_quantile(const uint64_t *sorted, size_t n, double q);
 
 /*
+ * The spread of a benchmark's timed runs, and whether they fall into two
+ * modes: a median alone hides a row whose runs land in one of two regimes
+ * (yield_many at 2 workers: 20 to 45 ns/op from one run to the next).
+ *
+ * The two-mode rule, over @n sorted samples x[0] <= ... <= x[n-1]:
+ *  1. split them where the ratio between neighbours, x[k] / x[k-1], is
+ *     largest (the first such k);
+ *  2. it is two modes when
+ *     - each side holds at least max(BENCH_MODES_MIN_SIDE,
+ *       n / BENCH_MODES_SIDE_DIV) samples (n / 5 rounded down; fewer than
+ *       four samples are never two modes),
+ *     - the gap x[k] / x[k-1] is at least BENCH_MODES_MIN_GAP, and
+ *     - the gap is larger than the square of the spread inside each side,
+ *       x[k-1] / x[0] and x[n-1] / x[k]: on a log scale the empty stretch
+ *       between the modes is more than twice as wide as either mode.
+ * Why it holds up:
+ *  - ratios, not differences: the rule reads the same at 20 ns and 20 ms;
+ *  - only the largest gap can pass: any other split holds the largest gap
+ *    inside one of its sides, whose spread is then at least the largest
+ *    gap, so more than that split's own.  One outlier (a preempted run)
+ *    far from a tight mode has the largest gap and a side of one sample:
+ *    no two modes, and max_ns shows it;
+ *  - unimodal noise fills its range: runs spread over 100..130 (1.3 end
+ *    to end) have neighbour gaps of a few percent, and a gap of 1.25
+ *    would need nearly every run at the two ends, tight at each;
+ *  - the square, not the spread itself: of five samples, two neighbours
+ *    of a wide unimodal spread are often further apart than the two
+ *    samples of a side; squared, lognormal noise of sigma 0.2 is taken
+ *    for two modes in 5% of five-sample draws (0.1% of ten) instead of
+ *    13% (2%), while two clusters at 20 and 45 are found as often;
+ *  - all-equal samples have no gap above 1.
+ * A zero sample's ratio to a positive one is infinite (0 and 0: 1).
+ * experiments/peers/compare implements the same rule, thresholds named
+ * alike, over the per-round medians of a runtime's row (compare-sync
+ * uses compare's); keep the two in step.
+ */
+#define BENCH_MODES_MIN_SIDE	2	/* samples each side holds, at least... */
+#define BENCH_MODES_SIDE_DIV	5	/* ...and at least a fifth of them */
+#define BENCH_MODES_MIN_GAP	1.25	/* the gap's ratio, at least */
+
+/* bench_mode - one of two modes: the median of its samples, and how many. */
+struct bench_mode {
+	uint64_t ns;
+	size_t n;
+};
+
+/*
+ * struct bench_spread - min, p25, median, p75 and max of the samples (the
+ * quantiles by nearest rank, exact: bench_quantile; the median:
+ * bench_median); modes is 2 when the two-mode rule above holds, with
+ * mode[0] the lower and mode[1] the upper (their n add up to the samples),
+ * else 1 and mode[] zero.
+ */
+struct bench_spread {
+	uint64_t min, p25, median, p75, max;
+	int modes;
+	struct bench_mode mode[2];
+};
+
+/* bench_spread - @s over @n (> 0) @sorted samples. */
+void bench_spread(const uint64_t *sorted, size_t n, struct bench_spread *s);
+
+/*
+ * bench_print_spread - for the JSON line of benchmark @bench, @n (> 0)
+ * @sorted run times of @ops operations each: ,"p25_ns":..,"p75_ns":..,
+ * "max_ns":.. on stdout, and when the runs fall into two modes
+ * ,"modes":[{"ns":LOW,"n":K},{"ns":HIGH,"n":M}] there and one warning
+ * line on stderr (the program's name, the bench, both modes in ns/op).
+ */
+void bench_print_spread(const char *bench, const uint64_t *sorted, size_t n, long ops);
+
+/*
  * bench_parse_num - option @opt's value @v as a number from @lo to @hi;
  * anything else is an error naming the program, the option and the range
  * (exit 2).

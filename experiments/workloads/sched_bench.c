@@ -4,7 +4,11 @@
  * on blitz, with Tokio's parameters.  One JSON line per benchmark:
  *
  * {"runtime":"blitz","bench":"spawn_many_local","workers":2,"backend":"none",
- *  "ops":10000,"iters":15,"median_ns":...,"min_ns":...,"ns_per_op":...}
+ *  "ops":10000,"iters":15,"median_ns":...,"min_ns":...,"ns_per_op":...,
+ *  "p25_ns":...,"p75_ns":...,"max_ns":...}
+ *
+ * with "modes" and a warning on stderr when the runs fall into two modes
+ * (bench_print_spread, docs/design.md's bench JSON).
  *
  * The first six are Tokio's; fanout_tree, burst_wake and pipeline are
  * blitz's own (experiments/peers/README.md, "The benches").  The same
@@ -680,6 +684,7 @@ static void run_bench(const struct bench *b, unsigned workers, int iters, int wa
 	       "\"ops\":%ld,\"iters\":%d,\"median_ns\":%llu,\"min_ns\":%llu,\"ns_per_op\":%.2f",
 	       b->name, workers, blitz_io_backend_name(rt), b->ops, iters, (unsigned long long)median,
 	       (unsigned long long)t[0], (double)median / (double)b->ops);
+	bench_print_spread(b->name, t, (size_t)iters, b->ops);
 	/* burst_wake: spawn to first poll over every measured task, nearest rank. */
 	if (lat_len) {
 		qsort(lat, lat_len, sizeof(*lat), bench_cmp_u64);

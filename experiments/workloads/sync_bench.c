@@ -6,7 +6,10 @@
  *
  * {"runtime":"blitz","bench":"mutex_try_lock","workers":1,"backend":"none",
  *  "ops":1000000,"iters":15,"median_ns":...,"min_ns":...,"ns_per_op":...,
- *  "allocs_per_op":0.0000}
+ *  "p25_ns":...,"p75_ns":...,"max_ns":...,"allocs_per_op":0.0000}
+ *
+ * with "modes" before allocs_per_op, and a warning on stderr, when the
+ * runs fall into two modes (bench_print_spread).
  *
  * Three groups (docs/sync.md, "sync-bench"):
  *  - single-thread try_ operations, 1,000,000 ops an iteration;
@@ -731,6 +734,7 @@ static void run_bench(const struct bench *b, long ops, unsigned workers, int ite
 	       b->name, b->tasks ? workers : 1, b->tasks ? blitz_io_backend_name(rt) : "none",
 	       ops, iters, (unsigned long long)median, (unsigned long long)t[0],
 	       (double)median / (double)ops);
+	bench_print_spread(b->name, t, (size_t)iters, ops);
 	print_allocs(allocs, ops, iters);
 	fflush(stdout);
 	free(t);
