@@ -232,6 +232,7 @@ static void print(const uint64_t *x, size_t n, long ops, char *out, char *err, s
 {
 	FILE *o = tmpfile(), *e = tmpfile();
 	int so = dup(1), se = dup(2);
+	static char bench_name[] = "sched-bench";
 	char *name = program_invocation_short_name;
 	size_t k;
 
@@ -240,7 +241,7 @@ static void print(const uint64_t *x, size_t n, long ops, char *out, char *err, s
 	fflush(stderr);
 	dup2(fileno(o), 1);
 	dup2(fileno(e), 2);
-	program_invocation_short_name = "sched-bench";
+	program_invocation_short_name = bench_name;
 	bench_print_spread("yield_many", x, n, ops);
 	program_invocation_short_name = name;
 	fflush(stdout);
