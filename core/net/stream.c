@@ -152,6 +152,37 @@ enum blitz_poll blitz_read_exact_poll(struct blitz_xfer *x, int fd, void *buf, s
 	}
 }
 
+/*
+ * blitz_xfer_cancel_poll - every transfer on a struct blitz_xfer (these,
+ * and core/io/pipe.c's, whose `started` also says which of its two
+ * operations, the transfer or a readiness wait, is in x->op) keeps
+ * `started` at 0 exactly while nothing is submitted; what is, is x->op.
+ * XFER_CANCELLING marks a cancel asked for, so that it is asked for once
+ * however often the task is polled.
+ */
+#define XFER_CANCELLING		(-1)
+
+enum blitz_poll blitz_xfer_cancel_poll(struct blitz_xfer *x, struct blitz_cx *cx)
+{
+	if (!x->started) {
+		x->result = -ECANCELED;
+		return BLITZ_READY;
+	}
+	if (x->started != XFER_CANCELLING) {
+		blitz_io_cancel(&x->op);
+		x->started = XFER_CANCELLING;
+	}
+	if (blitz_io_poll(&x->op, cx) == BLITZ_PENDING)
+		return BLITZ_PENDING;
+	x->started = 0;
+	/* A readiness wait that ended first moved nothing: cancelled all the same. */
+	if (x->op.opcode == BLITZ_IO_POLL_IN || x->op.opcode == BLITZ_IO_POLL_OUT)
+		x->result = -ECANCELED;
+	else
+		x->result = x->op.result;
+	return BLITZ_READY;
+}
+
 static enum blitz_poll connect_inner(void *arg, struct blitz_cx *cx)
 {
 	struct blitz_connect_timeout *ct = arg;

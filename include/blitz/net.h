@@ -19,7 +19,9 @@
 #ifndef BLITZ_NET_H
 #define BLITZ_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <blitz/io.h>
 #include <blitz/time.h>
@@ -97,6 +99,80 @@ struct blitz_net_stats {
 void blitz_net_stats(struct blitz_net_stats *out);
 
 /*
+ * A server's accept loop, as a task of its own (core/net/serve.c).  Each
+ * connection it accepts becomes a task running conn_vt over a copy of
+ * conn_state, with the connection's descriptor stored in the copy at
+ * fd_offset (an int).  That task owns the descriptor and closes it (with
+ * blitz_net_close() if accept_flags has BLITZ_ACCEPT_OWNED).
+ *
+ *	struct conn { struct blitz_co co; struct blitz_xfer x; int fd; char buf[4096]; };
+ *	struct conn proto = { .fd = -1 };
+ *	struct blitz_serve_conf conf = {
+ *		.conn_vt = &conn_vt, .conn_state = &proto, .conn_size = sizeof(proto),
+ *		.fd_offset = offsetof(struct conn, fd),
+ *	};
+ *	struct blitz_task *server = blitz_serve(rt, listen_fd, &conf);
+ *	...
+ *	blitz_net_close(rt, listen_fd);		(or cancel conf.stop)
+ *	blitz_join(server);
+ *	blitz_task_release(server);
+ *
+ * The loop backs off 1 ms when accept runs out of descriptors or memory
+ * (EMFILE, ENFILE, ENOBUFS, ENOMEM) and goes on past a connection that
+ * failed before it was accepted (ECONNABORTED, a reset, ...).  It yields
+ * its worker after 64 accepts in a row.  It ends (its task completes) when:
+ *  - the stop token is cancelled (result 0): the accept in flight is
+ *    cancelled and collected, so the listener may then be closed with
+ *    close(2);
+ *  - the listener is closed with blitz_net_close() (result -ECANCELED), or
+ *    accept fails otherwise (-EBADF, -EINVAL: closed or not listening);
+ *  - the runtime shuts down (-ESHUTDOWN: no task can be spawned).
+ * A cancel of its task (blitz_task_cancel()) also ends it; the accept in
+ * flight is then cancelled, and a descriptor it made is closed.
+ */
+struct blitz_cancel_token;
+struct blitz_serve_conf {
+	const struct blitz_task_vtable *conn_vt;	/* each connection's task */
+	const void *conn_state;		/* its initial state, copied by blitz_serve() */
+	size_t conn_size;		/* bytes of conn_state */
+	size_t fd_offset;		/* where the descriptor goes: offsetof(..., fd) */
+	unsigned accept_flags;		/* BLITZ_ACCEPT_SHED, BLITZ_ACCEPT_OWNED or 0 */
+	struct blitz_cancel_token *stop;	/* NULL: the runtime's shutdown token */
+};
+
+/**
+ * blitz_serve - start an accept loop on @listen_fd (a non-blocking
+ * listener, as blitz_listen() makes them) that spawns one task per
+ * connection, as @conf says.
+ * @rt: the runtime, or NULL for the calling task's.
+ * @listen_fd: the listener; it stays the caller's: close it once the loop
+ *             has ended, or with blitz_net_close() to end it.
+ * @conf: read here only (conn_state is copied); a token it names must
+ *        outlive the loop.
+ *
+ * Return: a join handle, or NULL with errno set: EINVAL (a NULL @conf or
+ * conn_vt, a NULL conn_state, no int at fd_offset inside conn_size, no
+ * runtime), EBADF (@listen_fd negative), or what blitz_spawn() sets.
+ */
+struct blitz_task *blitz_serve(struct blitz_runtime *rt, int listen_fd,
+			       const struct blitz_serve_conf *conf);
+
+/* What an accept loop did (blitz_serve_stats()). */
+struct blitz_serve_stats {
+	uint64_t accepted;	/* connections handed to a task */
+	uint64_t dropped;	/* connections closed because no task could be spawned */
+	uint64_t emfile;	/* accepts that failed with EMFILE or ENFILE */
+	int result;		/* once done: 0 (stopped by the token) or the error that ended it */
+	bool done;		/* the loop has ended by itself (not by a cancel of its task) */
+};
+
+/**
+ * blitz_serve_stats - read the counters of the loop @server (a handle
+ * from blitz_serve(), still held) into @out; from any thread, at any time.
+ */
+void blitz_serve_stats(struct blitz_task *server, struct blitz_serve_stats *out);
+
+/*
  * connect: result = the connected descriptor or -errno (-ECONNREFUSED, ...;
  * -EINVAL for a NULL address, -EAFNOSUPPORT for an unknown family).
  */
@@ -147,6 +223,26 @@ enum blitz_poll blitz_write_all_poll(struct blitz_xfer *x, int fd, const void *b
 /** blitz_read_exact_poll - read exactly @len bytes; -EPIPE if the stream ends first. */
 enum blitz_poll blitz_read_exact_poll(struct blitz_xfer *x, int fd, void *buf, size_t len,
 				      struct blitz_cx *cx);
+
+/**
+ * blitz_xfer_cancel_poll - cancel what @x has in flight and await its end.
+ * @x: a transfer (of the calls above, or of blitz/pipe.h's) that another
+ *     awaitable gave up on (a blitz_timeout_poll() whose limit won, a race
+ *     it lost), or an idle one.
+ * @cx: the poll context.
+ *
+ * The cancel is asked for once; the operation then completes, and @x is
+ * idle again, ready for its next transfer (no need to zero it): nothing of
+ * it is left in the kernel or the driver, so its buffer may be reused and
+ * the descriptor closed with close(2).  Await it until READY before
+ * starting anything else on @x.
+ * Return: BLITZ_READY once nothing is in flight, with x->result -ECANCELED
+ * (the cancel won, nothing was in flight, or a pipe's readiness wait ended
+ * first: nothing moved), or the result of a transfer that finished first:
+ * bytes it moved (for the *_all/_exact forms, those of its last piece
+ * only), 0 for the end of the stream, or -errno.  BLITZ_PENDING until then.
+ */
+enum blitz_poll blitz_xfer_cancel_poll(struct blitz_xfer *x, struct blitz_cx *cx);
 
 /* UDP datagrams. */
 struct blitz_dgram {

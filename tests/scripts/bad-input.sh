@@ -23,6 +23,8 @@ blitz_rwlock_read_poll: only the lock, its waiter and cx
 blitz_rwlock_write_poll: only the lock, its waiter and cx
 blitz_notify_notified_poll: only the Notify, its waiter and cx
 blitz_signals_recv_poll: only the stream, the receive and cx
+blitz_xfer_cancel_poll: only the transfer and cx
+blitz_serve_stats: only the loop'"'"'s handle and the output
 blitz_co_bad_resume: only BLITZ_CO_END calls it, and it aborts by design (tests/scripts/task-macros.sh runs it)
 '
 

@@ -371,6 +371,41 @@ START_TEST(net_awaitables_with_bad_arguments)
 }
 END_TEST
 
+/*
+ * blitz_serve: a NULL conf, a conf without a task or its state, no int at
+ * fd_offset inside conn_size, a negative listener, no runtime.
+ */
+START_TEST(serve_refuses_bad_arguments)
+{
+	struct blitz_runtime *rt = test_runtime(1);
+	struct { int pad, fd; } proto = { 0, -1 };
+	struct blitz_serve_conf good = {
+		.conn_vt = &test_nothing_vt, .conn_state = &proto, .conn_size = sizeof(proto),
+		.fd_offset = sizeof(int),
+	}, c;
+
+	ck_assert_ptr_null(blitz_serve(rt, 3, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.conn_vt = NULL;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.conn_state = NULL;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.fd_offset = sizeof(proto) - 1;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.fd_offset = SIZE_MAX;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(blitz_serve(rt, -1, &good));
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_ptr_null(blitz_serve(NULL, 3, &good));	/* no runtime here */
+	ck_assert_int_eq(errno, EINVAL);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 struct pipe_bad {
 	struct blitz_xfer r, w, wa;
 	char buf[4];
@@ -873,6 +908,7 @@ Suite *bad_input_io_suite(void)
 	tcase_add_test(tc, listen_and_bind_refuse_bad_addresses);
 	tcase_add_loop_test(tc, net_awaitables_with_bad_arguments, 0, TEST_BACKENDS);
 	tcase_add_loop_test(tc, net_close_refuses_bad_descriptors, 0, TEST_BACKENDS);
+	tcase_add_test(tc, serve_refuses_bad_arguments);
 	tcase_add_loop_test(tc, pipe_ops_on_a_bad_descriptor_are_ebadf, 0, TEST_BACKENDS);
 	suite_add_tcase(s, tc);
 	tc = TCASE("process", 30);

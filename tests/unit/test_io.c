@@ -4,7 +4,8 @@
  * descriptor is woken by its completion even when every worker sleeps;
  * cancel (from any thread) and shutdown with operations in flight free
  * everything; io_uring's ring per worker, one shared ring, and the
- * fallback from the one to the other when the kernel refuses it.
+ * fallback from the one to the other when the kernel refuses it; a pipe
+ * read given up at a time limit, cancelled and collected.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -744,6 +745,68 @@ START_TEST(io_uring_rings_refused_fall_back_and_say_so)
 }
 END_TEST
 
+/*
+ * A pipe read under a time limit, then blitz_xfer_cancel_poll: -ECANCELED,
+ * and the same xfer reads what is written next.  What waits in x->op is
+ * the read itself, or on a kernel whose io_uring answers a non-blocking
+ * pipe's read with -EAGAIN a readiness wait (core/io/pipe.c; the kernels
+ * here make the read wait).
+ */
+struct quiet_pipe {
+	struct blitz_co co;
+	struct blitz_timeout limit;
+	struct blitz_xfer x;
+	int rfd, wfd;
+	long cancelled, again;
+	char buf[16];
+};
+
+static enum blitz_poll quiet_pipe_read(void *arg, struct blitz_cx *cx)
+{
+	struct quiet_pipe *q = arg;
+
+	return blitz_pipe_read_poll(&q->x, q->rfd, q->buf, sizeof(q->buf), cx);
+}
+
+static enum blitz_poll quiet_pipe_poll(void *arg, struct blitz_cx *cx)
+{
+	struct quiet_pipe *q = arg;
+
+	BLITZ_CO_BEGIN(&q->co);
+	blitz_timeout_init(&q->limit, 20 * BLITZ_NSEC_PER_MSEC);
+	BLITZ_AWAIT(&q->co, blitz_timeout_poll(&q->limit, quiet_pipe_read, q, cx));
+	ck_assert_int_eq(q->limit.timed_out, 1);
+	BLITZ_AWAIT(&q->co, blitz_xfer_cancel_poll(&q->x, cx));
+	q->cancelled = q->x.result;
+	ck_assert_int_eq(write(q->wfd, "pipe", 4), 4);
+	BLITZ_AWAIT(&q->co, quiet_pipe_read(q, cx));
+	q->again = q->x.result;
+	BLITZ_CO_END(&q->co);
+}
+
+START_TEST(pipe_read_cancelled_after_a_timeout)
+{
+	struct blitz_runtime *rt = runtime_on(_i);
+	struct quiet_pipe q = { 0 };
+	int p[2];
+
+	if (!backend_is(rt, _i)) {
+		blitz_runtime_free(rt);
+		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+	}
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	q.rfd = p[0];
+	q.wfd = p[1];
+	test_run_poll(rt, quiet_pipe_poll, &q);
+	ck_assert_int_eq(q.cancelled, -ECANCELED);
+	ck_assert_int_eq(q.again, 4);
+	ck_assert_int_eq(memcmp(q.buf, "pipe", 4), 0);
+	close(p[0]);
+	close(p[1]);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 static Suite *io_suite(void)
 {
 	Suite *s = suite_create("io");
@@ -759,6 +822,7 @@ static Suite *io_suite(void)
 	tcase_add_test(tc, backend_env_is_honoured);
 	tcase_add_test(tc, io_uring_refused_falls_back_and_says_so);
 	tcase_add_loop_test(tc, io_uring_rings_refused_fall_back_and_say_so, 0, 2);
+	tcase_add_loop_test(tc, pipe_read_cancelled_after_a_timeout, 0, IO_MODES);
 	suite_add_tcase(s, tc);
 	return s;
 }

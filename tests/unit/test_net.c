@@ -4,7 +4,10 @@
  * connections, payloads up to 4 MB, byte-exact), connection refused, a peer
  * reset mid-stream, descriptor exhaustion (accept keeps serving once
  * descriptors are free again; or, asked to, resets at once what it cannot
- * take), UDP and Unix sockets, address parsing, and
+ * take), accept loops (blitz_serve: served, stopped by a token, a close, a
+ * cancel or the runtime's shutdown, past resets and EMFILE), the cancel of
+ * a transfer left in flight by a time limit, UDP and Unix sockets, address
+ * parsing, and
  * one workload giving identical results on all three backends.
  */
 #include <errno.h>
@@ -1347,6 +1350,582 @@ START_TEST(accept_completed_at_shutdown_is_closed)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------- */
+/* Accept loops (blitz_serve) and cancel-and-collect (blitz_xfer_cancel_poll) */
+
+/* What the connections of a blitz_serve() loop share with the test. */
+struct serve_counts {
+	_Atomic long conns, bytes, ended;
+};
+
+/* A connection of the loop: echo until the end of the stream. */
+struct serve_conn {
+	struct blitz_co co;
+	struct blitz_xfer x;
+	struct serve_counts *counts;
+	int fd;
+	long n;
+	char buf[512];
+};
+
+static enum blitz_poll serve_conn_poll(void *arg, struct blitz_cx *cx)
+{
+	struct serve_conn *s = arg;
+
+	BLITZ_CO_BEGIN(&s->co);
+	atomic_fetch_add(&s->counts->conns, 1);
+	for (;;) {
+		BLITZ_AWAIT(&s->co, blitz_read_poll(&s->x, s->fd, s->buf, sizeof(s->buf), cx));
+		if (s->x.result <= 0)
+			break;
+		s->n = s->x.result;
+		BLITZ_AWAIT(&s->co, blitz_write_all_poll(&s->x, s->fd, s->buf, (size_t)s->n, cx));
+		if (s->x.result < 0)
+			break;
+		atomic_fetch_add(&s->counts->bytes, s->n);
+	}
+	atomic_fetch_add(&s->counts->ended, 1);
+	BLITZ_CO_END(&s->co);
+}
+
+static void serve_conn_drop(void *arg)
+{
+	blitz_net_close(NULL, ((struct serve_conn *)arg)->fd);
+}
+static const struct blitz_task_vtable serve_conn_vt = BLITZ_TASK_VTABLE(serve_conn_poll, serve_conn_drop);
+
+/* serve_start - a listener on 127.0.0.1 (its address in @to) and a loop on it. */
+static struct blitz_task *serve_start(struct blitz_runtime *rt, struct serve_counts *counts,
+				      unsigned flags, struct blitz_cancel_token *stop,
+				      int *lfd, struct blitz_addr *to)
+{
+	struct serve_conn proto = { .counts = counts, .fd = -1 };
+	struct blitz_serve_conf conf = {
+		.conn_vt = &serve_conn_vt, .conn_state = &proto, .conn_size = sizeof(proto),
+		.fd_offset = offsetof(struct serve_conn, fd), .accept_flags = flags, .stop = stop,
+	};
+	struct blitz_addr a;
+	struct blitz_task *t;
+
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	*lfd = blitz_listen(&a, 4096);
+	ck_assert_int_ge(*lfd, 0);
+	ck_assert_int_eq(blitz_addr_local(*lfd, to), 0);
+	t = blitz_serve(rt, *lfd, &conf);
+	ck_assert_ptr_nonnull(t);
+	return t;
+}
+
+/* dial - a blocking client socket connected to @to. */
+static int dial(const struct blitz_addr *to)
+{
+	int fd = socket(to->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(connect(fd, (const struct sockaddr *)&to->ss, to->len), 0);
+	return fd;
+}
+
+/* round_trip - @len bytes to the server on @fd, the same bytes back. */
+static void round_trip(int fd, size_t len, unsigned seed)
+{
+	char out[512], in[512];
+	size_t got = 0;
+
+	ck_assert_uint_le(len, sizeof(out));
+	for (size_t i = 0; i < len; i++)
+		out[i] = (char)(i * 7 + seed);
+	ck_assert_int_eq(send(fd, out, len, MSG_NOSIGNAL), (ssize_t)len);
+	while (got < len) {
+		ssize_t r = recv(fd, in + got, len - got, 0);
+
+		ck_assert_int_gt(r, 0);
+		got += (size_t)r;
+	}
+	ck_assert_int_eq(memcmp(in, out, len), 0);
+}
+
+/* wait_for - until *@v reaches @n (a hang guard, scaled; not a timing check). */
+static void wait_for(_Atomic long *v, long n)
+{
+	for (int t = 0; t < 30000 * test_timeout_scale() && atomic_load(v) < n; t++)
+		usleep(1000);
+	ck_assert_int_eq(atomic_load(v), n);
+}
+
+/*
+ * wait_fds - until this process has @n descriptors open: a socket closed
+ * through blitz on io_uring may be held a moment longer by another
+ * worker's ring (a hang guard, scaled).
+ */
+static void wait_fds(int n)
+{
+	for (int t = 0; t < 10000 * test_timeout_scale() && test_open_fds() != n; t++)
+		usleep(1000);
+	ck_assert_int_eq(test_open_fds(), n);
+}
+
+/*
+ * A loop serves every connection, each in a task of its own, until its
+ * token is cancelled; then it ends with result 0, nothing of it in flight
+ * (the listener is closed with close(2) after the join) and no descriptor
+ * left.  Loop index: the backend (i % 3), owned sockets (i / 3).
+ */
+START_TEST(serve_until_the_token_is_cancelled)
+{
+	enum { CONNS = 50 };
+	struct blitz_runtime *rt = test_runtime_on(_i % TEST_BACKENDS);
+	unsigned flags = _i >= TEST_BACKENDS ? BLITZ_ACCEPT_OWNED : 0;
+	struct serve_counts counts = { 0 };
+	struct blitz_cancel_token stop;
+	struct blitz_serve_stats st;
+	struct blitz_addr to;
+	struct blitz_task *srv;
+	int lfd, fds[CONNS], before;
+
+	NEED_BACKEND(rt, _i % TEST_BACKENDS);
+	blitz_cancel_token_init(&stop);
+	srv = serve_start(rt, &counts, flags, &stop, &lfd, &to);
+	before = test_open_fds();
+	for (int k = 0; k < CONNS; k++)
+		fds[k] = dial(&to);
+	for (int k = 0; k < CONNS; k++)
+		round_trip(fds[k], 100, (unsigned)k);
+	for (int k = 0; k < CONNS; k++)
+		close(fds[k]);
+	wait_for(&counts.ended, CONNS);
+	ck_assert_int_eq(atomic_load(&counts.bytes), CONNS * 100);
+	blitz_serve_stats(srv, &st);
+	ck_assert(!st.done);
+	ck_assert_uint_eq(st.accepted, CONNS);
+	blitz_cancel_token_cancel(&stop);
+	ck_assert_int_eq(blitz_join(srv), 0);
+	blitz_serve_stats(srv, &st);
+	ck_assert(st.done);
+	ck_assert_int_eq(st.result, 0);
+	ck_assert_uint_eq(st.accepted, CONNS);
+	ck_assert_uint_eq(st.dropped + st.emfile, 0);
+	blitz_task_release(srv);
+	wait_fds(before);
+	close(lfd);			/* nothing of the loop is in flight on it */
+	blitz_runtime_free(rt);
+	blitz_cancel_token_destroy(&stop);
+}
+END_TEST
+
+/* blitz_net_close() of the listener ends the loop: result -ECANCELED. */
+START_TEST(serve_ends_when_the_listener_is_closed)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct serve_counts counts = { 0 };
+	struct blitz_serve_stats st;
+	struct blitz_addr to;
+	struct blitz_task *srv;
+	int lfd, fd;
+
+	NEED_BACKEND(rt, _i);
+	srv = serve_start(rt, &counts, 0, NULL, &lfd, &to);
+	fd = dial(&to);
+	round_trip(fd, 10, 1);		/* the accept after this one is in flight */
+	close(fd);
+	ck_assert_int_eq(blitz_net_close(rt, lfd), 0);
+	ck_assert_int_eq(blitz_join(srv), 0);
+	blitz_serve_stats(srv, &st);
+	ck_assert(st.done);
+	ck_assert_msg(st.result == -ECANCELED || st.result == -EBADF || st.result == -EINVAL,
+		      "result %d", st.result);
+	ck_assert_uint_eq(st.accepted, 1);
+	blitz_task_release(srv);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * A cancel of the loop's task ends it too: the join says -ECANCELED, no
+ * descriptor is left, and the listener, still the caller's, works.
+ */
+START_TEST(serve_cancelled)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct serve_counts counts = { 0 };
+	struct blitz_serve_stats st;
+	struct blitz_addr to;
+	struct blitz_task *srv;
+	int lfd, fd, afd, before;
+
+	NEED_BACKEND(rt, _i);
+	srv = serve_start(rt, &counts, 0, NULL, &lfd, &to);
+	before = test_open_fds();
+	fd = dial(&to);
+	round_trip(fd, 10, 2);
+	close(fd);
+	wait_for(&counts.ended, 1);
+	blitz_task_cancel(srv);
+	ck_assert_int_eq(blitz_join(srv), -ECANCELED);
+	blitz_serve_stats(srv, &st);
+	ck_assert(!st.done);
+	ck_assert_uint_eq(st.accepted, 1);
+	blitz_task_release(srv);
+	wait_fds(before);
+	/*
+	 * The cancelled accept has surely ended once the runtime is freed;
+	 * the next connection then waits in the queue for a plain accept.
+	 */
+	blitz_runtime_free(rt);
+	fd = dial(&to);
+	do
+		afd = accept(lfd, NULL, NULL);
+	while (afd < 0 && (errno == EAGAIN || errno == EINTR) && usleep(1000) == 0);
+	ck_assert_int_ge(afd, 0);
+	close(afd);
+	close(fd);
+	close(lfd);
+	ck_assert_int_eq(atomic_load(&counts.conns), 1);
+}
+END_TEST
+
+/* The runtime's graceful shutdown stops a loop with no token of its own. */
+START_TEST(serve_stops_at_runtime_shutdown)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct serve_counts counts = { 0 };
+	struct blitz_addr to;
+	struct blitz_task *srv;
+	int lfd;
+
+	NEED_BACKEND(rt, _i);
+	srv = serve_start(rt, &counts, 0, NULL, &lfd, &to);
+	ck_assert_int_eq(blitz_runtime_drain(rt, 10 * BLITZ_NSEC_PER_SEC * (uint64_t)test_timeout_scale()), 0);
+	ck_assert(blitz_task_done(srv));
+	ck_assert(!blitz_task_cancelled(srv));
+	blitz_task_release(srv);
+	blitz_runtime_free(rt);
+	close(lfd);
+}
+END_TEST
+
+/*
+ * A connection reset before it is accepted does not stop the loop: the
+ * next one is served.
+ */
+START_TEST(serve_survives_a_reset_before_accept)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct serve_counts counts = { 0 };
+	struct serve_conn proto = { .counts = &counts, .fd = -1 };
+	struct blitz_serve_conf conf = {
+		.conn_vt = &serve_conn_vt, .conn_state = &proto, .conn_size = sizeof(proto),
+		.fd_offset = offsetof(struct serve_conn, fd),
+	};
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct blitz_serve_stats st;
+	struct blitz_addr a;
+	struct blitz_task *srv;
+	int lfd, reset, fd;
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
+	lfd = blitz_listen(&a, 16);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(blitz_addr_local(lfd, &a), 0);
+	/* Queued, then reset, all before the loop exists. */
+	reset = dial(&a);
+	setsockopt(reset, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(reset);
+	fd = dial(&a);
+	srv = blitz_serve(rt, lfd, &conf);
+	ck_assert_ptr_nonnull(srv);
+	round_trip(fd, 50, 3);
+	close(fd);
+	blitz_serve_stats(srv, &st);
+	ck_assert(!st.done);
+	ck_assert_uint_ge(st.accepted, 1);
+	ck_assert_int_eq(blitz_net_close(rt, lfd), 0);
+	ck_assert_int_eq(blitz_join(srv), 0);
+	blitz_task_release(srv);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/*
+ * Out of descriptors, the loop backs off and keeps accepting: a child
+ * opens 60 connections; once the loop has counted EMFILE, the child
+ * closes them, each connection's task ends and frees its descriptor, and
+ * every connection is served in the end (as accept_survives_descriptor_exhaustion).
+ */
+START_TEST(serve_survives_descriptor_exhaustion)
+{
+	enum { CONNS = 60 };
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct serve_counts counts = { 0 };
+	struct blitz_serve_stats st;
+	struct blitz_addr to;
+	struct blitz_task *srv;
+	struct rlimit rl;
+	int lfd, status, go[2];
+	pid_t child;
+
+	NEED_BACKEND(rt, _i);
+	srv = serve_start(rt, &counts, 0, NULL, &lfd, &to);
+	ck_assert_int_eq(pipe(go), 0);
+	leave_room_for(20, &rl);
+	child = fork();
+	if (child == 0) {
+		int fds[CONNS];
+		char c;
+
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		close(go[1]);
+		for (int k = 0; k < CONNS; k++) {
+			fds[k] = socket(AF_INET, SOCK_STREAM, 0);
+			if (connect(fds[k], (struct sockaddr *)&to.ss, to.len) < 0)
+				_exit(1);
+		}
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (int k = 0; k < CONNS; k++)
+			close(fds[k]);
+		_exit(0);
+	}
+	ck_assert_int_gt(child, 0);
+	close(go[0]);
+	for (int t = 0; t < 30000 * test_timeout_scale(); t++) {
+		blitz_serve_stats(srv, &st);
+		if (st.emfile)
+			break;
+		usleep(1000);
+	}
+	ck_assert_uint_gt(st.emfile, 0);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	close(go[1]);
+	wait_for(&counts.ended, CONNS);
+	waitpid(child, &status, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	blitz_serve_stats(srv, &st);
+	ck_assert(!st.done);
+	ck_assert_uint_eq(st.accepted, CONNS);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_int_eq(blitz_runtime_drain(rt, 10 * BLITZ_NSEC_PER_SEC * (uint64_t)test_timeout_scale()), 0);
+	blitz_task_release(srv);
+	blitz_runtime_free(rt);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	close(lfd);
+}
+END_TEST
+
+/* What blitz_serve() refuses, and why. */
+START_TEST(serve_bad_input)
+{
+	struct blitz_runtime *rt = test_runtime(1);
+	struct serve_conn proto = { .fd = -1 };
+	struct blitz_serve_conf good = {
+		.conn_vt = &serve_conn_vt, .conn_state = &proto, .conn_size = sizeof(proto),
+		.fd_offset = offsetof(struct serve_conn, fd),
+	};
+	struct blitz_serve_conf c;
+	static const struct blitz_task_vtable no_poll = BLITZ_TASK_VTABLE(NULL, NULL);
+
+	errno = 0;
+	ck_assert_ptr_null(blitz_serve(rt, 3, NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.conn_vt = NULL;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.conn_vt = &no_poll;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.conn_state = NULL;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.fd_offset = sizeof(proto) - 2;	/* no room for an int */
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	c = good, c.fd_offset = SIZE_MAX;
+	ck_assert_ptr_null(blitz_serve(rt, 3, &c));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(blitz_serve(rt, -1, &good));
+	ck_assert_int_eq(errno, EBADF);
+	/* No runtime: NULL from a thread that is not one of its workers. */
+	ck_assert_ptr_null(blitz_serve(NULL, 3, &good));
+	ck_assert_int_eq(errno, EINVAL);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* A read under a limit, its cancel-and-collect, then the same xfer again. */
+struct quiet_reuse {
+	struct blitz_co co;
+	struct blitz_timeout limit;
+	struct blitz_xfer x;
+	int fd, peer;
+	size_t want;			/* 0: blitz_read_poll, else read_exact of it */
+	long cancelled, again;
+	char buf[16];
+};
+
+static enum blitz_poll quiet_reuse_inner(void *arg, struct blitz_cx *cx)
+{
+	struct quiet_reuse *q = arg;
+
+	if (q->want)
+		return blitz_read_exact_poll(&q->x, q->fd, q->buf, q->want, cx);
+	return blitz_read_poll(&q->x, q->fd, q->buf, sizeof(q->buf), cx);
+}
+
+static enum blitz_poll quiet_reuse_poll(void *arg, struct blitz_cx *cx)
+{
+	struct quiet_reuse *q = arg;
+
+	BLITZ_CO_BEGIN(&q->co);
+	blitz_timeout_init(&q->limit, 20 * BLITZ_NSEC_PER_MSEC);
+	BLITZ_AWAIT(&q->co, blitz_timeout_poll(&q->limit, quiet_reuse_inner, q, cx));
+	ck_assert_int_eq(q->limit.timed_out, 1);
+	BLITZ_AWAIT(&q->co, blitz_xfer_cancel_poll(&q->x, cx));
+	q->cancelled = q->x.result;
+	/* Idle again: a second cancel has nothing to wait for. */
+	BLITZ_AWAIT(&q->co, blitz_xfer_cancel_poll(&q->x, cx));
+	ck_assert_int_eq(q->x.result, -ECANCELED);
+	/* And the next read is a new one, not the cancelled one's result. */
+	ck_assert_int_eq(write(q->peer, "0123456789", 10), 10);
+	BLITZ_AWAIT(&q->co, blitz_read_exact_poll(&q->x, q->fd, q->buf, 10, cx));
+	q->again = q->x.result;
+	BLITZ_CO_END(&q->co);
+}
+
+/*
+ * blitz_xfer_cancel_poll after a time limit: the read ends with
+ * -ECANCELED, the xfer reads again as if new.  Loop index: the backend
+ * (i % 3), a plain read (i / 3 == 0) or a read_exact that had received
+ * part of what it waits for (1).
+ */
+START_TEST(xfer_cancel_after_a_timeout)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i % TEST_BACKENDS);
+	struct quiet_reuse q = { 0 };
+	int sv[2];
+
+	NEED_BACKEND(rt, _i % TEST_BACKENDS);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	q.fd = sv[0];
+	q.peer = sv[1];
+	if (_i >= TEST_BACKENDS) {
+		q.want = 8;
+		ck_assert_int_eq(write(sv[1], "abc", 3), 3);	/* 3 of the 8 */
+	}
+	test_run_poll(rt, quiet_reuse_poll, &q);
+	ck_assert_int_eq(q.cancelled, -ECANCELED);
+	ck_assert_int_eq(q.again, 10);
+	ck_assert_int_eq(memcmp(q.buf, "0123456789", 10), 0);
+	close(sv[0]);
+	close(sv[1]);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* Data that arrives before the cancel is collected is never lost. */
+struct racing_read {
+	struct blitz_co co;
+	struct blitz_xfer x;
+	int fd, peer;
+	long cancelled, later;
+	char buf[8], rest[8];
+};
+
+static enum blitz_poll racing_read_poll(void *arg, struct blitz_cx *cx)
+{
+	struct racing_read *r = arg;
+
+	BLITZ_CO_BEGIN(&r->co);
+	if (blitz_read_poll(&r->x, r->fd, r->buf, 4, cx) == BLITZ_READY)
+		ck_abort_msg("read completed with nothing sent");
+	/* The read is in flight (or about to be submitted); data arrives now. */
+	ck_assert_int_eq(write(r->peer, "wxyz", 4), 4);
+	BLITZ_AWAIT(&r->co, blitz_xfer_cancel_poll(&r->x, cx));
+	r->cancelled = r->x.result;
+	if (r->cancelled == 4)
+		memcpy(r->rest, r->buf, 4);	/* the read won: the bytes are here */
+	else
+		BLITZ_AWAIT(&r->co, blitz_read_exact_poll(&r->x, r->fd, r->rest, 4, cx));
+	r->later = r->x.result;
+	BLITZ_CO_END(&r->co);
+}
+
+START_TEST(xfer_cancel_loses_no_data)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct racing_read r = { 0 };
+	int sv[2];
+
+	NEED_BACKEND(rt, _i);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	r.fd = sv[0];
+	r.peer = sv[1];
+	test_run_poll(rt, racing_read_poll, &r);
+	ck_assert_msg(r.cancelled == -ECANCELED || r.cancelled == 4, "cancelled: %ld", r.cancelled);
+	ck_assert_int_eq(r.later, 4);
+	ck_assert_int_eq(memcmp(r.rest, "wxyz", 4), 0);
+	close(sv[0]);
+	close(sv[1]);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
+/* A write the peer never reads, cancelled; an idle xfer's cancel is at once. */
+struct stuck_write {
+	struct blitz_co co;
+	struct blitz_timeout limit;
+	struct blitz_xfer x;
+	int fd;
+	long idle, cancelled;
+	size_t len;
+	char *buf;
+};
+
+static enum blitz_poll stuck_write_inner(void *arg, struct blitz_cx *cx)
+{
+	struct stuck_write *w = arg;
+
+	return blitz_write_all_poll(&w->x, w->fd, w->buf, w->len, cx);
+}
+
+static enum blitz_poll stuck_write_poll(void *arg, struct blitz_cx *cx)
+{
+	struct stuck_write *w = arg;
+
+	BLITZ_CO_BEGIN(&w->co);
+	ck_assert_int_eq(blitz_xfer_cancel_poll(&w->x, cx), BLITZ_READY);	/* never started */
+	w->idle = w->x.result;
+	blitz_timeout_init(&w->limit, 20 * BLITZ_NSEC_PER_MSEC);
+	BLITZ_AWAIT(&w->co, blitz_timeout_poll(&w->limit, stuck_write_inner, w, cx));
+	ck_assert_int_eq(w->limit.timed_out, 1);
+	BLITZ_AWAIT(&w->co, blitz_xfer_cancel_poll(&w->x, cx));
+	w->cancelled = w->x.result;
+	BLITZ_CO_END(&w->co);
+}
+
+START_TEST(xfer_cancel_of_a_stuck_write)
+{
+	struct blitz_runtime *rt = test_runtime_on(_i);
+	struct stuck_write w = { .len = 8u << 20 };
+	int sv[2];
+
+	NEED_BACKEND(rt, _i);
+	w.buf = calloc(1, w.len);
+	ck_assert_ptr_nonnull(w.buf);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	w.fd = sv[0];			/* sv[1] never reads: the buffers fill up */
+	test_run_poll(rt, stuck_write_poll, &w);
+	ck_assert_int_eq(w.idle, -ECANCELED);
+	ck_assert_msg(w.cancelled == -ECANCELED || w.cancelled > 0, "cancelled: %ld", w.cancelled);
+	close(sv[0]);
+	close(sv[1]);
+	free(w.buf);
+	blitz_runtime_free(rt);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
 	Suite *s = suite_create("net");
@@ -1381,6 +1960,19 @@ static Suite *net_suite(void)
 	tcase_add_loop_test(tc, net_close_leaks_no_descriptor, 0, 2 * TEST_BACKENDS);
 	tcase_add_loop_test(tc, owned_reads_smaller_than_received, 0, TEST_BACKENDS);
 	tcase_add_loop_test(tc, owned_number_reused_by_a_plain_socket, 0, TEST_BACKENDS);
+	suite_add_tcase(s, tc);
+
+	tc = TCASE("serve", 60);
+	tcase_add_loop_test(tc, serve_until_the_token_is_cancelled, 0, 2 * TEST_BACKENDS);
+	tcase_add_loop_test(tc, serve_ends_when_the_listener_is_closed, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, serve_cancelled, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, serve_stops_at_runtime_shutdown, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, serve_survives_a_reset_before_accept, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, serve_survives_descriptor_exhaustion, 0, TEST_BACKENDS);
+	tcase_add_test(tc, serve_bad_input);
+	tcase_add_loop_test(tc, xfer_cancel_after_a_timeout, 0, 2 * TEST_BACKENDS);
+	tcase_add_loop_test(tc, xfer_cancel_loses_no_data, 0, TEST_BACKENDS);
+	tcase_add_loop_test(tc, xfer_cancel_of_a_stuck_write, 0, TEST_BACKENDS);
 	suite_add_tcase(s, tc);
 
 	tc = TCASE("sockets", 60);
