@@ -25,8 +25,9 @@ done
 # An installed workload finds the installed library through its rpath alone.
 env -u LD_LIBRARY_PATH "$root/libexec/blitz/sched-bench" --help > /dev/null ||
 	{ echo "libexec/blitz/sched-bench does not run from the install"; exit 1; }
-ldd "$root/libexec/blitz/sched-bench" | grep -q "$root/libexec/blitz/../../lib/libblitz.so" ||
-	{ ldd "$root/libexec/blitz/sched-bench"; echo "sched-bench does not load the installed libblitz.so"; exit 1; }
+deps=$(ldd "$root/libexec/blitz/sched-bench")
+grep -qF "$root/libexec/blitz/../../lib/libblitz.so" <<< "$deps" ||
+	{ echo "$deps"; echo "sched-bench does not load the installed libblitz.so"; exit 1; }
 cat > "$tmp/hello.c" <<'C'
 #include <stdio.h>
 #include <blitz.h>
