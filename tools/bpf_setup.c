@@ -33,6 +33,12 @@ void tool_setup(struct tool_env *env)
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	int r;
 
+	/*
+	 * First: a tool started in the background of a script inherits
+	 * SIGINT ignored, and a Ctrl-C before the handler is in place is lost.
+	 */
+	tool_catch_signals();
+
 	if (geteuid() != 0)
 		tool_die(env, "must be run as root (needs CAP_BPF/CAP_PERFMON)");
 
@@ -49,8 +55,6 @@ void tool_setup(struct tool_env *env)
 	if (r <= 0)
 		tool_die(env, "BPF unavailable: cannot load a kprobe/uprobe program (%s)",
 			 r < 0 ? strerror(-r) : "not supported by this kernel");
-
-	tool_catch_signals();
 }
 
 void *tool_opened(const struct tool_env *env, void *skel)

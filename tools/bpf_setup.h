@@ -9,10 +9,11 @@
 struct tool_env;
 
 /*
- * tool_setup - everything before opening the skeleton: the root check, the
+ * tool_setup - everything before opening the skeleton: the signal
+ * handlers (first: Ctrl-C from then on ends the tool), the root check, the
  * target process, the binary and its probes, the memlock limit, BPF itself,
- * libbpf's log, the signal handlers.  On any problem prints one line
- * "blitz-NAME: why" on stderr and exits 1.
+ * libbpf's log.  On any problem prints one line "blitz-NAME: why" on
+ * stderr and exits 1.
  */
 void tool_setup(struct tool_env *env);
 

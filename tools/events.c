@@ -333,7 +333,16 @@ static int on_chunk(void *ctx, void *data, size_t size)
 	/* Settled up to the flush only once all its chunks are here. */
 	if (c->last)
 		w->flushed = c->head.flushed;
-	return 0;
+	return tool_sample_taken();
+}
+
+/* The most chunks the ring holds: a take of as many empties it (tool_ring_take). */
+#define RING_CHUNKS	(EVENTS_RINGBUF_BYTES / sizeof(struct events_chunk))
+
+/* take_all - the chunks the ring holds, Ctrl-C or not (before pairing as final, a print). */
+static void take_all(struct state *st)
+{
+	tool_ring_take(st->rb, 0, RING_CHUNKS, true);
 }
 
 static size_t slot_of(const struct queued *q, __u64 task)
@@ -660,7 +669,7 @@ static void pair(struct state *st)
 			g->gone = newly_gone = true;
 	}
 	if (newly_gone)
-		ring_buffer__consume(st->rb);
+		take_all(st);
 
 	for (size_t i = 0; i < st->g.n; i++) {
 		struct group *g = grp(st, i);
@@ -688,9 +697,10 @@ static int drain(void *ctx, int timeout_ms)
 
 	double now;
 
-	ring_buffer__poll(st->rb, timeout_ms);
+	/* Ctrl-C ends either take: the print that follows takes the rest. */
+	tool_ring_take(st->rb, timeout_ms, RING_CHUNKS, false);
 	/* The BPF side wakes us only when a quarter of the ring waits: take what is there. */
-	ring_buffer__consume(st->rb);
+	tool_ring_take(st->rb, 0, RING_CHUNKS, false);
 	/* Pairing merges what waits: ten times a second at most. */
 	now = now_mono();
 	if (now - st->last_pair >= 0.1) {
@@ -850,7 +860,7 @@ static void print(struct state *st, bool last)
 	st->prev_flushes = flushes;
 	st->prev_lost = lost;
 	st->prev_bad = bad;
-	ring_buffer__consume(st->rb);
+	take_all(st);
 	pair(st);
 	for (size_t i = 0; i < st->g.n; i++) {
 		waiting += grp(st, i)->q.n;
@@ -943,7 +953,6 @@ int main(int argc, char **argv)
 	} while (!last);
 
 	tool_detach(&env);
-	ring_buffer__consume(st.rb);
 	ring_buffer__free(st.rb);
 	events_bpf__destroy(st.skel);
 	for (size_t i = 0; i < st.g.n; i++)

@@ -130,27 +130,30 @@ static int on_event(void *ctx, void *data, size_t size)
 	w->updates++;
 	hist_record(&w->hist, e->avg_poll_ns, e->avg_poll_ns);
 	if (!series)
-		return 0;
+		return tool_sample_taken();
 	if (!st->env->json) {
 		printf("%.6f %7u %6d %12llu %8u\n", (double)e->ts / 1e9 + st->mono_to_unix,
 		       e->tgid, e->worker, (unsigned long long)e->avg_poll_ns, e->interval);
-		return 0;
+		return tool_sample_taken();
 	}
 	s = array_push(&st->ser);
 	if (!s)
 		tool_die(st->env, "out of memory");
 	*s = *e;
-	return 0;
+	return tool_sample_taken();
 }
 
-/* Sleep up to @timeout_ms, then take what the ring buffer holds. */
+/* The most updates the ring holds: a take of as many empties it (tool_ring_take). */
+#define RING_EVENTS	(EWMA_RINGBUF_BYTES / sizeof(struct ewma_event))
+
+/* Sleep up to @timeout_ms, then take what the ring buffer holds (Ctrl-C ends the take). */
 static int drain(void *ctx, int timeout_ms)
 {
 	struct state *st = ctx;
 	struct timespec ts = { 0, (long)(timeout_ms < 50 ? timeout_ms : 50) * 1000000L };
 
 	nanosleep(&ts, NULL);
-	ring_buffer__consume(st->rb);
+	tool_ring_take(st->rb, 0, RING_EVENTS, false);
 	fflush(stdout);
 	return 0;
 }
@@ -234,7 +237,7 @@ static void print(struct state *st)
 	if (st->summary)
 		summary_read(st);
 	else
-		ring_buffer__consume(st->rb);
+		tool_ring_take(st->rb, 0, RING_EVENTS, true);
 	st->prev_dropped = dropped;
 	qsort(st->w.p, st->w.n, st->w.size, wstate_cmp);
 	for (size_t i = 0; i < st->w.n; i++) {

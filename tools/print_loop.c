@@ -2,8 +2,9 @@
 /*
  * tools/print_loop.c - when a tool prints and what heads each print: Ctrl-C
  * and SIGTERM, the wait for the next interval (or the end, or the -p
- * process's exit), the time line of a text print and the envelope of a
- * JSON print.
+ * process's exit) with the watch for a process mapping the binary, the
+ * bounded take of a ring buffer, the time line of a text print and the
+ * envelope of a JSON print.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +13,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 #include "json_writer.h"
 #include "print_loop.h"
 #include "tool_args.h"
+#include "usdt_target.h"
 
 volatile sig_atomic_t tool_exiting;
 
@@ -25,11 +28,35 @@ static void on_signal(int sig)
 
 void tool_catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	/*
+	 * SA_RESTART keeps a write to a slow pipe whole; the waits that
+	 * matter (nanosleep, epoll_wait) return EINTR whatever the flag.
+	 */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The take in progress (tool_ring_take): samples left, and whether Ctrl-C ends it. */
+static long take_left;
+static bool take_to_print;
+
+int tool_sample_taken(void)
+{
+	if (--take_left <= 0 || (tool_exiting && !take_to_print))
+		return -EINTR;
+	return 0;
+}
+
+int tool_ring_take(struct ring_buffer *rb, int timeout_ms, long max, bool print)
+{
+	take_left = max;
+	take_to_print = print;
+	if (tool_exiting && !print)
+		return 0;
+	return timeout_ms > 0 ? ring_buffer__poll(rb, timeout_ms) : ring_buffer__consume(rb);
 }
 
 double now_unix(void)
@@ -85,6 +112,7 @@ bool tool_wait(struct tool_env *env, int (*poll)(void *ctx, int timeout_ms), voi
 		double slice = 0.2;
 
 		now = now_mono();
+		tool_watch_mapped(env, now);
 		if (tool_exiting) {
 			last = true;
 			break;

@@ -24,9 +24,29 @@ void tool_catch_signals(void);
  * or, without an interval, until Ctrl-C / SIGTERM / the -p process exits).
  * @poll, if not NULL, is called instead of sleeping with a timeout in ms
  * (a ring buffer's poll).  Returns true when this print is the last one.
- * Sets env->elapsed to the seconds this print covers.
+ * Sets env->elapsed to the seconds this print covers.  Meanwhile, without
+ * -p, says once on stderr if no process maps the binary (tool_watch_mapped).
+ * Ctrl-C ends the wait within one slice (200 ms) at most.
  */
 bool tool_wait(struct tool_env *env, int (*poll)(void *ctx, int timeout_ms), void *ctx);
+
+struct ring_buffer;
+
+/*
+ * tool_ring_take - take the samples @rb holds, waiting up to @timeout_ms
+ * for them if it is > 0 (else only what is there), at most @max of them.
+ * libbpf's poll and consume call the sample callback for as long as the
+ * producer keeps ahead of it: bounded, a busy program cannot keep a tool
+ * in there past Ctrl-C or its interval.  @print: the take before a print,
+ * which Ctrl-C does not cut short (give @max as the ring's capacity: it
+ * takes what the ring holds); otherwise Ctrl-C ends the take at once.
+ * The ring's sample callback must return tool_sample_taken().
+ * Return: ring_buffer__poll()'s or ring_buffer__consume()'s.
+ */
+int tool_ring_take(struct ring_buffer *rb, int timeout_ms, long max, bool print);
+
+/* tool_sample_taken - 0, or -EINTR when the take in progress must stop there. */
+int tool_sample_taken(void);
 
 /* The header of a text print: the time, in interval mode. */
 void tool_print_time(const struct tool_env *env);

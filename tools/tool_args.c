@@ -69,11 +69,11 @@ enum {
 };
 
 static const struct argp_option common_opts[] = {
-	{ "pid", OPT_PID, "PID", 0, "Trace this process only", 0 },
+	{ "pid", OPT_PID, "PID", 0, "Trace this process only, in the libblitz.so it maps", 0 },
 	{ "binary", OPT_BINARY, "PATH", 0,
 	  "The libblitz.so (or static program) to attach to; default: $BLITZ_LIB, "
-	  "then the libblitz.so of the build tree or install prefix beside the tool, "
-	  "then /usr/local/lib/libblitz.so", 0 },
+	  "then PREFIX/lib/libblitz.so for a tool in PREFIX/bin, then BUILD/lib/libblitz.so "
+	  "for one in BUILD/tools/bin, then /usr/local/lib/libblitz.so", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per interval (for tools/plot)", 0 },
 	{ "verbose", OPT_VERBOSE, NULL, 0, "Verbose debug output (libbpf's log)", 0 },
 	{ NULL, OPT_HELP, NULL, OPTION_HIDDEN, "Show the full help", 0 },

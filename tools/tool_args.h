@@ -68,6 +68,10 @@ struct tool_env {
 	double last_print;		/* CLOCK_MONOTONIC seconds */
 	double elapsed;			/* seconds covered by the current print */
 	bool target_gone;		/* the -p process exited */
+	/* Is the binary mapped by a process (tool_watch_mapped)? */
+	double ready_at;		/* CLOCK_MONOTONIC seconds of the first wait */
+	double next_scan;		/* when to look at the processes' maps again */
+	bool watch_done;		/* one maps it, or the warning is out, or -p */
 };
 
 /*

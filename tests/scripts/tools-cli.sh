@@ -56,7 +56,7 @@ bash -c 'read -r _ < "$1"; shift; exec "$@"' _ "$tmp/go" \
 target=$!
 "$T/blitz-tasksrc" -p $target -b "$lib" -j > "$tmp/tasksrc.out" 2> "$tmp/tasksrc.err" &
 tool_pid[tasksrc]=$!
-for _ in $(seq 300); do grep -q 'Hit Ctrl-C' "$tmp/tasksrc.err" && break; sleep 0.1; done
+wait_ready "$tmp/tasksrc.err" "${tool_pid[tasksrc]}" || bad "-p: blitz-tasksrc not ready: $(cat "$tmp/tasksrc.err")"
 "$bench" "${workload[@]}" > /dev/null 2>&1 &
 other=$!
 echo go > "$tmp/go"

@@ -12,8 +12,7 @@ tools_init
 # (start_tool keeps one per name).
 "$obj/tools/bin/blitz-ewma" -b "$lib" -j -W > "$tmp/sum.out" 2> "$tmp/sum.err" &
 sum=$!
-for _ in $(seq 300); do grep -q 'Hit Ctrl-C' "$tmp/sum.err" && break; sleep 0.1; done
-grep -q 'Hit Ctrl-C' "$tmp/sum.err" || { bad "ewma --summary did not attach: $(cat "$tmp/sum.err")"; finish; }
+wait_ready "$tmp/sum.err" $sum || { bad "ewma --summary did not attach: $(cat "$tmp/sum.err")"; finish; }
 start_tool ewma -j -s -W
 run_workload
 stop_tool ewma

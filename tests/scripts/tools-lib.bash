@@ -9,8 +9,13 @@
 #                           that sleep 100 us each (blocking_jobs)
 # start_tool NAME ARGS...   starts blitz-NAME -b $lib ARGS in the background,
 #                           output in $tmp/NAME.out, stderr in $tmp/NAME.err,
-#                           and waits until it has attached
+#                           and waits for its ready line (wait_ready)
 # stop_tool NAME            SIGINT, then waits for it to print and exit
+# wait_line FILE ERE SECS [PID]  until a line of FILE matches ERE: at most SECS
+#                           seconds, or until PID exits; 1 if none does
+# wait_ready ERRFILE PID    until a tool's ready line: "Tracing ... Hit Ctrl-C
+#                           to end.", printed once its probes are attached
+# wait_exit PID SECS        until PID (a child) exits, at most SECS seconds; 1 if not
 # run_workload [ENV=V...]   runs sched-bench $workload --stats; stats in $tmp/stats
 # run_blocking [ENV=V...]   the same for blocking-bench $blocking_workload
 # start_twin NAME          starts tools/bpftrace/NAME.bt on $lib in the background,
@@ -33,6 +38,10 @@ bbench="$obj/bin/blocking-bench"
 # Its three benchmarks run 1,000 jobs each.
 blocking_workload=(--iters 1 --warmup 0 --ops 1000 --sleep-us 100) blocking_jobs=3000
 fail=0
+# The longest wait for a tool's ready line: it takes 0.02-0.3 s (2026-12-02,
+# 2 CPUs busy or not); this is for several tools loading at once on a
+# machine shared with other work, and a failure says which tool it was.
+ready_secs=120
 # Debian's python3 (a pyenv shim on PATH starts 5x slower).
 PY=$(command -v /usr/bin/python3 || command -v python3 || true)
 declare -A tool_pid=() twin_pid=()
@@ -88,16 +97,37 @@ start_tool() {
 	: > "$tmp/$name.err"
 	"$obj/tools/bin/blitz-$name" -b "$lib" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
 	tool_pid[$name]=$!
-	for _ in $(seq 300); do
-		grep -q 'Hit Ctrl-C' "$tmp/$name.err" && return 0
-		kill -0 "${tool_pid[$name]}" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_ready "$tmp/$name.err" "${tool_pid[$name]}" && return 0
+	kill -KILL "${tool_pid[$name]}" 2>/dev/null || true	# not ready in $ready_secs s
 	wait "${tool_pid[$name]}" 2>/dev/null || true
 	unset "tool_pid[$name]"
 	grep -q 'BPF unavailable' "$tmp/$name.err" && skip "$(cat "$tmp/$name.err")"
 	echo "FAIL blitz-$name did not attach: $(cat "$tmp/$name.err")"
 	exit 1
+}
+
+wait_line() {
+	local file=$1 ere=$2 end=$((SECONDS + $3)) pid=${4:-}
+	for (( ; ; )); do
+		grep -Eq -- "$ere" "$file" 2>/dev/null && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			grep -Eq -- "$ere" "$file" 2>/dev/null
+			return
+		fi
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+}
+
+wait_ready() { wait_line "$1" 'Hit Ctrl-C' "$ready_secs" "$2"; }
+
+# The shell reaps its children as they end: kill -0 fails once PID has exited.
+wait_exit() {
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
 }
 
 stop_tool() {

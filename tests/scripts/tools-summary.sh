@@ -16,8 +16,7 @@ export BLITZ_HIST_SAMPLE=8
 # A second polltime, per event, on the same run (start_tool keeps one per name).
 "$obj/tools/bin/blitz-polltime" -b "$lib" --per-event -j > "$tmp/pe.out" 2> "$tmp/pe.err" &
 pe=$!
-for _ in $(seq 300); do grep -q 'Hit Ctrl-C' "$tmp/pe.err" && break; sleep 0.1; done
-grep -q 'Hit Ctrl-C' "$tmp/pe.err" || { bad "polltime --per-event did not attach: $(cat "$tmp/pe.err")"; finish; }
+wait_ready "$tmp/pe.err" $pe || { bad "polltime --per-event did not attach: $(cat "$tmp/pe.err")"; finish; }
 start_tool polltime -j -W -R
 start_tool schedlat -j
 start_tool steal -j -W
