@@ -250,6 +250,8 @@ size_t blitz_task_size(size_t state_size);
  *    polls as an awaitable (a function of its own with BEGIN/END over a
  *    struct blitz_co in the parent's state) is polled again only if the
  *    parent starts it over: set its struct blitz_co to BLITZ_CO_INIT first.
+ *  - A `break` at the top of the body (in no loop or switch of its own)
+ *    leaves the coroutine's switch: the coroutine finishes, as at END.
  *  - A poll after END (or after BLITZ_CO_FINISHED()) returns BLITZ_READY
  *    again and runs nothing.
  *  - The state is a copy: blitz_spawn() and blitz_block_on() copy @state
@@ -296,7 +298,9 @@ struct blitz_co {
 		return BLITZ_READY;					\
 	default:							\
 		blitz_co_bad_resume((co)->line, __FILE__, __LINE__);	\
-	}
+	}								\
+	(co)->line = -1;						\
+	return BLITZ_READY
 
 /**
  * blitz_co_bad_resume - a coroutine was resumed at @line, which is no case

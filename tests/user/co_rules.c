@@ -2,8 +2,8 @@
 /*
  * co_rules.c - the coroutine rules of blitz/task.h, as a user's program
  * exercises them: a declaration right after BEGIN, a sub-coroutine that
- * returns early and is started over with BLITZ_CO_INIT, a poll after END,
- * YIELD under if/else, the final state copied back by blitz_block_on.
+ * returns early and is started over with BLITZ_CO_INIT, a break at the top
+ * of a body, a poll after END, YIELD under if/else, the final state copied back by blitz_block_on.
  * tests/scripts/task-macros.sh compiles it with each compiler and
  * sanitizer under -Wall -Wextra -Wimplicit-fallthrough -Werror; it exits 0
  * when every rule held.
@@ -31,9 +31,27 @@ static enum blitz_poll counter_poll(struct counter *c, int stop, struct blitz_cx
 	BLITZ_CO_END(&c->co);
 }
 
+/* A break at the top of the body finishes the coroutine, as END does. */
+struct breaker {
+	struct blitz_co co;
+	int before, after;
+};
+
+static enum blitz_poll breaker_poll(struct breaker *b, struct blitz_cx *cx)
+{
+	BLITZ_CO_BEGIN(&b->co);
+	b->before++;
+	BLITZ_YIELD(&b->co, cx);
+	if (b->before)
+		break;
+	b->after++;
+	BLITZ_CO_END(&b->co);
+}
+
 struct parent {
 	struct blitz_co co;
 	struct counter sub;
+	struct breaker brk;
 	int odd, even, after_end, total;
 };
 
@@ -47,6 +65,7 @@ static enum blitz_poll parent_poll(void *arg, struct blitz_cx *cx)
 	p->sub.co = BLITZ_CO_INIT;	/* start the sub-coroutine over */
 	BLITZ_AWAIT(&p->co, counter_poll(&p->sub, 5, cx));
 	p->total += p->sub.n;
+	BLITZ_AWAIT(&p->co, breaker_poll(&p->brk, cx));
 	/* if/else where a switch would not be allowed around a YIELD */
 	while (p->odd + p->even < 4) {
 		if ((p->odd + p->even) % 2)
@@ -89,7 +108,8 @@ int main(void)
 	blitz_runtime_free(rt);
 	/* The copy came back: 3 + 5 counted, the sub-coroutine ran twice. */
 	if (p.total != 8 || p.sub.runs != 2 || p.odd != 2 || p.even != 2 ||
-	    !BLITZ_CO_FINISHED(&p.co))
+	    !BLITZ_CO_FINISHED(&p.co) || p.brk.before != 1 || p.brk.after != 0 ||
+	    !BLITZ_CO_FINISHED(&p.brk.co))
 		fail |= 2;
 	if (once_poll(&o) != BLITZ_READY || once_poll(&o) != BLITZ_READY || o.body != 1 ||
 	    !BLITZ_CO_FINISHED(&o.co))
