@@ -332,7 +332,8 @@ static bool any_maps(const struct tool_env *env, struct other_lib *other)
 	d = opendir("/proc");
 	if (!d)
 		return true;
-	while (!found && (de = readdir(d))) {
+	/* Ctrl-C cuts the scan short (and says nothing): a host may have many processes. */
+	while (!found && !tool_exiting && (de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
@@ -341,7 +342,7 @@ static bool any_maps(const struct tool_env *env, struct other_lib *other)
 		found = pid_maps((pid_t)pid, &st, env->binary, other);
 	}
 	closedir(d);
-	return found;
+	return found || tool_exiting;
 }
 
 static void warn_unmapped(const struct tool_env *env, const struct other_lib *other)
