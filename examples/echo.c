@@ -166,6 +166,7 @@ struct main_task {
 	struct blitz_channel *reports;
 	struct blitz_addr addr;
 	struct blitz_task *server;
+	struct blitz_cancel_token *stop;	/* ends the accept loop */
 	struct blitz_chan_waiter w;
 	struct report r;
 	int lfd, i, ok, err, recv_err;
@@ -176,7 +177,7 @@ static int start(struct main_task *s)
 	struct conn proto = { .fd = -1 };
 	struct blitz_serve_conf conf = {
 		.conn_vt = &conn_vt, .conn_state = &proto, .conn_size = sizeof(proto),
-		.fd_offset = offsetof(struct conn, fd),
+		.fd_offset = offsetof(struct conn, fd), .stop = s->stop,
 	};
 	struct client c = { .reports = s->reports, .addr = s->addr, .fd = -1 };
 
@@ -208,10 +209,14 @@ static enum blitz_poll main_poll(void *arg, struct blitz_cx *cx)
 		else
 			fprintf(stderr, "echo: client %d: %s\n", s->r.client, strerror(-s->r.err));
 	}
-	/* Closing the listener ends the accept loop (its accept: -ECANCELED). */
-	blitz_net_close(NULL, s->lfd);
+	/*
+	 * The token ends the accept loop: its accept in flight is cancelled
+	 * and collected, so the listener is then the caller's to close.
+	 */
+	blitz_cancel_token_cancel(s->stop);
 	BLITZ_AWAIT(&s->co, blitz_join_poll(s->server, cx));
 	blitz_task_release(s->server);
+	blitz_net_close(NULL, s->lfd);
 	BLITZ_CO_END(&s->co);
 }
 
@@ -226,7 +231,8 @@ int main(void)
 {
 	struct blitz_runtime *rt = blitz_runtime_new(NULL);
 	struct blitz_channel reports;
-	struct main_task m = { .reports = &reports };
+	struct blitz_cancel_token stop;
+	struct main_task m = { .reports = &reports, .stop = &stop };
 
 	/* Port 0: the kernel picks a free port; blitz_addr_local says which. */
 	if (!rt || blitz_addr_parse("127.0.0.1:0", &m.addr, NULL, 0) < 0)
@@ -237,6 +243,7 @@ int main(void)
 	/* 256 slots: every report fits, so no client waits to send. */
 	if (blitz_channel_init(&reports, 256, sizeof(struct report)) < 0)
 		return 1;
+	blitz_cancel_token_init(&stop);
 	/*
 	 * blitz_block_on runs a copy of `m` as a task and copies it back
 	 * when the task is done: read the results from `m` only afterwards,
@@ -246,8 +253,9 @@ int main(void)
 		fprintf(stderr, "echo: %s\n", strerror(m.err ? -m.err : ECANCELED));
 	printf("echo: %d of %d clients echoed %d x %d bytes (%s)\n",
 	       m.ok, CLIENTS, ROUNDS, MSG, blitz_io_backend_name(rt));
-	/* The runtime first (no task waits any more), then the channel. */
+	/* The runtime first (no task waits any more), then what tasks used. */
 	blitz_runtime_free(rt);
 	blitz_channel_destroy(&reports);
+	blitz_cancel_token_destroy(&stop);
 	return m.ok == CLIENTS ? 0 : 1;
 }

@@ -231,9 +231,15 @@ void blitz_serve_stats(struct blitz_task *server, struct blitz_serve_stats *out)
 {
 	const struct serve *s = blitz_task_state(server);
 
+	/*
+	 * done first, acquire: it pairs with the loop's release store after
+	 * its last count, so a reader that sees done reads the final counts.
+	 * Before done the counts are a relaxed snapshot, each one a value
+	 * the loop stored.
+	 */
+	out->done = atomic_load_explicit(&s->done, memory_order_acquire);
 	out->accepted = atomic_load_explicit(&s->accepted, memory_order_relaxed);
 	out->dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed);
 	out->emfile = atomic_load_explicit(&s->emfile, memory_order_relaxed);
-	out->done = atomic_load_explicit(&s->done, memory_order_acquire);
 	out->result = atomic_load_explicit(&s->result, memory_order_relaxed);
 }

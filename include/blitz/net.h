@@ -113,9 +113,10 @@ void blitz_net_stats(struct blitz_net_stats *out);
  *	};
  *	struct blitz_task *server = blitz_serve(rt, listen_fd, &conf);
  *	...
- *	blitz_net_close(rt, listen_fd);		(or cancel conf.stop)
+ *	blitz_cancel_token_cancel(conf.stop);	(or the runtime's drain)
  *	blitz_join(server);
  *	blitz_task_release(server);
+ *	close(listen_fd);
  *
  * The loop backs off 1 ms when accept runs out of descriptors or memory
  * (EMFILE, ENFILE, ENOBUFS, ENOMEM) and goes on past a connection that
@@ -125,7 +126,11 @@ void blitz_net_stats(struct blitz_net_stats *out);
  *    cancelled and collected, so the listener may then be closed with
  *    close(2);
  *  - the listener is closed with blitz_net_close() (result -ECANCELED), or
- *    accept fails otherwise (-EBADF, -EINVAL: closed or not listening);
+ *    accept fails otherwise (-EBADF, -EINVAL: closed or not listening).
+ *    A close is safe only while the loop waits in its accept: between two
+ *    accepts (a back-off, a yield) the freed number may be reused by then,
+ *    and the loop would accept on that descriptor.  End it with the token,
+ *    join it, then close the listener;
  *  - the runtime shuts down (-ESHUTDOWN: no task can be spawned).
  * A cancel of its task (blitz_task_cancel()) also ends it; the accept in
  * flight is then cancelled, and a descriptor it made is closed.
@@ -234,7 +239,8 @@ enum blitz_poll blitz_read_exact_poll(struct blitz_xfer *x, int fd, void *buf, s
  * The cancel is asked for once; the operation then completes, and @x is
  * idle again, ready for its next transfer (no need to zero it): nothing of
  * it is left in the kernel or the driver, so its buffer may be reused and
- * the descriptor closed with close(2).  Await it until READY before
+ * the descriptor closed (with blitz_net_close() for a BLITZ_ACCEPT_OWNED
+ * socket, close(2) otherwise).  Await it until READY before
  * starting anything else on @x.
  * Return: BLITZ_READY once nothing is in flight, with x->result -ECANCELED
  * (the cancel won, nothing was in flight, or a pipe's readiness wait ended
