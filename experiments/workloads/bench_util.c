@@ -139,6 +139,14 @@ long bench_parse_size(const char *opt, const char *v, long lo, long hi)
 	return parse_scaled(opt, v, lo, hi, "KMG");
 }
 
+void bench_list_backends(void)
+{
+	const char *name;
+
+	for (int b = BLITZ_BACKEND_AUTO + 1; (name = blitz_backend_name((enum blitz_io_backend)b)); b++)
+		puts(name);
+}
+
 enum blitz_io_backend bench_parse_backend(const char *opt, const char *v)
 {
 	enum blitz_io_backend b;

@@ -116,6 +116,14 @@ long bench_parse_num(const char *opt, const char *v, long lo, long hi);
  */
 long bench_parse_size(const char *opt, const char *v, long lo, long hi);
 
+/*
+ * bench_list_backends - print the name of every I/O backend, one a line,
+ * "auto" left out (blitz_backend_name() counted up): the list that scripts
+ * and tests run a workload over, so that a new backend needs no script
+ * edited (--list-backends).
+ */
+void bench_list_backends(void);
+
 /* bench_parse_backend - a backend's name but "auto" (blitz_backend_name(); else exit 2). */
 enum blitz_io_backend bench_parse_backend(const char *opt, const char *v);
 

@@ -723,7 +723,7 @@ static void print_stats(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sched-bench [--workers N] [--iters K] [--warmup W] "
-		"[--bench NAME|all] [--stats] [--iter-stats] [--list]\n"
+		"[--bench NAME|all] [--stats] [--iter-stats] [--list] [--list-backends]\n"
 		"Tokio's scheduler benchmarks and three of blitz's own; one JSON line per benchmark.\n"
 		"The policy knobs come from the environment (BLITZ_LIFO, BLITZ_STEAL, ...).\n");
 }
@@ -738,6 +738,7 @@ int main(int argc, char **argv)
 		{ "stats", no_argument, NULL, 's' },
 		{ "iter-stats", no_argument, NULL, 'I' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "list-backends", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -758,6 +759,7 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
 				puts(benches[i].name);
 			return 0;
+		case 'B': bench_list_backends(); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

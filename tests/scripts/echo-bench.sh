@@ -33,7 +33,7 @@ PY
 }
 
 ran=0
-for b in io_uring epoll poll; do
+for b in $("${BLITZ_OBJTREE:?}/bin/sched-bench" --list-backends); do
 	if ! "$bench" --backend "$b" "${run[@]}" > "$tmp/$b.json" 2> "$tmp/$b.err"; then
 		bad "$b: exit $?: $(tail -n 1 "$tmp/$b.err")"
 		continue

@@ -32,10 +32,11 @@ expect() {
 	esac
 }
 
-# The backends, as the other scripts name them (BLITZ_BACKEND's words but
-# auto).  One that cannot start here makes the runtime fall back, saying
-# "asked for" on stderr: that backend is skipped, with the reason.
-for b in io_uring epoll poll; do
+# The backends, from the program (BLITZ_BACKEND's words but auto).  One
+# that cannot start here makes the runtime fall back, saying "asked for"
+# on stderr: that backend is skipped, with the reason.
+backends=$("$obj/bin/sched-bench" --list-backends)
+for b in $backends; do
 	for e in "${examples[@]}"; do
 		want=$(expect "$e" "$b")
 		[ -n "$want" ] || { bad "$e: examples.sh does not know what it prints (add it to expect)"; continue; }

@@ -12,8 +12,10 @@ need "$tmp/sb/summary.md" "sched-baseline summary"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["kernel"] and m["commit"] and m["config"]' \
 	"$tmp/sb/meta.json" && echo "ok   meta.json has kernel, commit, config"
 n=$(wc -l < "$tmp/sb/raw/bench.jsonl")
-[ "$n" -eq $((nb * 3)) ] && echo "ok   $n timed lines ($nb benchmarks x 3 backends)" ||
-	{ echo "FAIL $n timed lines, not $nb benchmarks x 3 backends"; fail=1; }
+backends=$("$obj/bin/sched-bench" --list-backends)
+nbk=$(echo $backends | wc -w)
+[ "$n" -eq $((nb * nbk)) ] && echo "ok   $n timed lines ($nb benchmarks x $nbk backends)" ||
+	{ echo "FAIL $n timed lines, not $nb benchmarks x $nbk backends"; fail=1; }
 if [ -e "$tmp/sb/hist/NOT-COLLECTED" ]; then
 	echo "ok   histograms not collected, and it says why: $(cat "$tmp/sb/hist/NOT-COLLECTED")"
 else
@@ -22,6 +24,6 @@ else
 		need "$tmp/sb/plots/$t.svg" "plot $t.svg"
 		head -c 8 "$tmp/sb/plots/$t.png" | od -An -tx1 | grep -q '89 50 4e 47' || { echo "FAIL $t.png is not a PNG"; fail=1; }
 	done
-	perturbed "$tmp/sb" io_uring epoll poll
+	perturbed "$tmp/sb" $backends
 fi
 exit $fail

@@ -62,7 +62,7 @@ n=$(wc -l < "$tmp/warm.json")
 nb=$(echo "$ran" | wc -w)
 [ "$nb" -gt 0 ] && [ "$n" -eq $((nb * 4)) ] && ok "warm: $n lines, backends $ran" ||
 	bad "warm: $n lines for backends '$ran': $(cat "$tmp/warm.err")"
-for b in io_uring epoll poll; do
+for b in $("$obj/bin/sched-bench" --list-backends); do
 	case " $ran " in *" $b "*) ;; *) grep -q "$b is not available" "$tmp/warm.err" &&
 		echo "skip $b: $(grep "$b is not available" "$tmp/warm.err")" || bad "$b: no lines, no reason"
 	esac

@@ -7,12 +7,21 @@
 # line has its runs' spread in order (min <= p25 <= median <= p75 <= max),
 # and "modes" exactly when stderr warns of two modes; compare marks a
 # bimodal row of constructed lines and not a unimodal one, by the same
-# rule as bench_spread() on the unit test's samples.  No timing checks.
+# rule as bench_spread() on the unit test's samples; --list-backends prints
+# every backend blitz_backend_name() knows, auto left out, the list the
+# scripts run over.  No timing checks.
 set -euo pipefail
 src=${BLITZ_SRCTREE:?} obj=${BLITZ_OBJTREE:?}
 bin=$obj/bin/sched-bench
 [ -x "$bin" ] || { echo "no $bin (make progs)"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# Each name one BLITZ_BACKEND takes (a bad one exits 2), and not auto.
+backends=$("$bin" --list-backends)
+for b in $backends; do
+	[ "$b" != auto ] && BLITZ_BACKEND=$b "$bin" --list > /dev/null ||
+		{ echo "FAIL --list-backends: '$b' is not a backend BLITZ_BACKEND takes"; exit 1; }
+done
+[ -n "$backends" ] && echo "ok   --list-backends:" $backends || { echo "FAIL --list-backends printed nothing"; exit 1; }
 bench=yield_many
 [ -z "${BLITZ_SANITIZE:-}" ] || bench=spawn_many_local
 "$bin" --workers 2 --bench "$bench" --iters 3 --warmup 1 --iter-stats > "$tmp/out" 2> "$tmp/err" ||
