@@ -337,7 +337,7 @@ check-faults:
 		$(srctree)/tests/faults/run $(faults-objtree)/tests/fault-workloads
 
 # check-bare: the two commands on a bare Debian 12 in a debootstrap'd
-# chroot (tests/bare/run; root, about 25 minutes; not in check).
+# chroot (tests/bare/run; root, about 15 minutes; not in check).
 check-bare:
 	$(Q)$(srctree)/tests/bare/run
 
