@@ -53,30 +53,9 @@ done
 "$bin" --workers 2 --bench spawn_many_local --iters 5 --warmup 0 > "$tmp/spawn" 2> "$tmp/spawn.err" ||
 	{ echo "FAIL sched-bench --bench spawn_many_local exited $?"; cat "$tmp/spawn.err"; exit 1; }
 cp "$tmp/out" "$tmp/first"; { grep -v " iter " "$tmp/err" || true; } > "$tmp/first.err"
-python3 - "$tmp" <<'PY'
-import json, os, re, sys
-fail = 0
-for f in ("first", "fanout_tree", "burst_wake", "pipeline", "spawn"):
-    r = json.loads(open(os.path.join(sys.argv[1], f)).read())
-    warn = [l for l in open(os.path.join(sys.argv[1], f + ".err")).read().splitlines()
-            if "two modes" in l]
-    q = [r.get(k) for k in ("min_ns", "p25_ns", "median_ns", "p75_ns", "max_ns")]
-    if not all(isinstance(v, int) for v in q) or q != sorted(q):
-        print(f"FAIL {r['bench']}: min, p25, median, p75, max {q}"); fail = 1; continue
-    m = r.get("modes")
-    if m is None:
-        if warn:
-            print(f"FAIL {r['bench']}: warned {warn} without \"modes\""); fail = 1; continue
-    else:
-        want = (rf"sched-bench: {r['bench']}: the {r['iters']} runs fall into two modes: "
-                rf"{m[0]['n']} near [0-9.]+ ns/op, {m[1]['n']} near [0-9.]+ ns/op; the median hides it$")
-        if (len(m) != 2 or m[0]["n"] + m[1]["n"] != r["iters"] or
-                not q[0] <= m[0]["ns"] < m[1]["ns"] <= q[4] or len(warn) != 1 or
-                not re.match(want, warn[0])):
-            print(f"FAIL {r['bench']}: modes {m}, warning {warn}"); fail = 1; continue
-    print(f"ok   {r['bench']}: spread {q}" + (f", two modes {m}" if m else ""))
-sys.exit(fail)
-PY
+. "$(dirname "$0")/bench-lib.bash"
+check_spread sched-bench $(for f in first fanout_tree burst_wake pipeline spawn; do
+	echo "$tmp/$f" "$tmp/$f.err"; done)
 # compare: a row whose rounds fall into two modes, or whose round says so,
 # is marked; a unimodal row is not.  Blitz's rounds are 4.0, 9.0, 4.1, 9.1,
 # 8.7 ms (two near 4.05, three near 9.0), Tokio's 6.0 to 6.1; a second
