@@ -361,15 +361,12 @@ tools:
 	$(Q)$(MAKE) --no-print-directory -C $(srctree)/tools O=$(objtree) V=$(V) \
 		$(if $(filter y,$(CONFIG_BPF_TOOLS)),all,disabled)
 
-# `make` builds the tools too where what they need is installed, and says in
-# one line what is missing otherwise (`make tools` then fails on it).
-TOOLS_MISSING = $(strip $(foreach t,$(CLANG) $(BPFTOOL),$(if $(shell command -v $(t) 2>/dev/null || \
-	command -v /usr/sbin/$(t) 2>/dev/null),,$(t))) \
-	$(if $(shell pkg-config --exists libbpf libelf 2>/dev/null && echo y),,libbpf-dev))
+# `make` builds the tools too where what they need is installed; otherwise
+# tools/Makefile's if-present says in one line what is missing (`make
+# tools` then fails on it).
 tools-if-present:
 ifeq ($(CONFIG_BPF_TOOLS),y)
-	$(Q)$(if $(TOOLS_MISSING),echo "  SKIP    tools: $(TOOLS_MISSING) not installed (scripts/install-deps)",\
-		$(MAKE) --no-print-directory -C $(srctree)/tools O=$(objtree) V=$(V) all)
+	$(Q)$(MAKE) --no-print-directory -C $(srctree)/tools O=$(objtree) V=$(V) if-present
 endif
 
 # install: headers, both libraries, programs, pkg-config file.
