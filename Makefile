@@ -449,6 +449,7 @@ help:
 	@echo 'Source tree (core/ folders: one Kbuild each; docs/design.md):'
 	@echo '  include/           the public API: blitz.h, blitz/*.h'
 	@echo '  core/sched/        scheduler: queue, inject, idle, park, worker, task, owned, runtime'
+	@echo '  core/trace/        the instrument: cheap clock, summary histograms, event log'
 	@echo '  core/time/         timer wheel, its driver, sleep/timeout/interval'
 	@echo '  core/io/           operations over the I/O driver, pipes, streams, files'
 	@echo '  core/net/          sockets: addresses, TCP, UDP, Unix'

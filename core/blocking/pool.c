@@ -32,7 +32,7 @@
 #include "../clock.h"
 #include "../fault.h"
 #include "../probes.h"
-#include "../sched/event_log.h"
+#include "../trace/event_log.h"
 #include "../sched/runtime.h"
 
 enum { JOB_IDLE = 0, JOB_QUEUED = 1, JOB_RUNNING = 2, JOB_DONE = 3 };

@@ -14,7 +14,7 @@
 #include "../compiler.h"
 #include "../fault.h"
 #include "../probes.h"
-#include "exit_flush.h"
+#include "../trace/exit_flush.h"
 #include "runtime.h"
 #include "task.h"
 #include "help.h"

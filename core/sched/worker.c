@@ -23,7 +23,7 @@
 #include <string.h>
 #include "../clock.h"
 #include "../probes.h"
-#include "exit_flush.h"
+#include "../trace/exit_flush.h"
 #include "runtime.h"
 #include "help.h"
 #include "task.h"

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/stats.h>
-#include "event_log.h"
-#include "histogram.h"
+#include "../trace/event_log.h"
+#include "../trace/histogram.h"
 #include "owned.h"
 #include "park.h"
 #include "queue.h"

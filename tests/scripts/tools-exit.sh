@@ -2,7 +2,7 @@
 # tools-exit.sh - a program that exits with its runtime still running
 # (returns from main without blitz_runtime_free) still hands a tracer
 # every poll: its workers give their summary histograms and event log to
-# the tracer before the process goes (core/sched/exit_flush.h).
+# the tracer before the process goes (core/trace/exit_flush.h).
 # outside-queue -x keeps its one worker busy with a task that yields for
 # ever (so the worker never parks: no snapshot or flush before a park,
 # only every 100-200 ms at a tick), runs 1,000 tasks, prints the
@@ -36,7 +36,7 @@ check "outside-queue -x, blitz-events: spawns; at least the $polled polls, each 
 # outside-queue -X has a second thread spawn 1,000 tasks and then wait
 # (pause(), not a blitz wait: its log is not flushed; a full log flushed
 # 512 of them), and the program's thread return from main.  The exit
-# hands over the records the thread's log holds (core/sched/event_log.c,
+# hands over the records the thread's log holds (core/trace/event_log.c,
 # "The process's exit"); without that, blitz-events counts 512 spawns.
 start_tool events -j -b "$prog"
 out=$(ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" BLITZ_WORKERS=1 \

@@ -3,7 +3,7 @@
  * tests/tools/outside_queue.c - outside-queue [N [MS]]: the program's own
  * thread, not a worker, spawns N tasks (5) with MS milliseconds (300) of
  * sleep after each, a sleep that is not a blitz wait, then joins them.
- * The event log's outside records (core/sched/event_log.h) then reach a
+ * The event log's outside records (core/trace/event_log.h) then reach a
  * tracer long after the workers have flushed past them: each is flushed
  * at the next spawn (its log is BLITZ_EVENT_FLUSH_NS old by then) or at
  * the joins, so blitz-events pairs them behind its merge
@@ -21,13 +21,13 @@
  * runtime's polls so far) and return from main without
  * blitz_runtime_free: the workers are still running when the process
  * exits, and a tracer must still get at least P polls
- * (core/sched/exit_flush.h; tests/scripts/tools-exit.sh).
+ * (core/trace/exit_flush.h; tests/scripts/tools-exit.sh).
  *
  * outside-queue -X N: a second thread, not a worker, spawns N tasks and
  * then waits for ever (pause(), not a blitz wait: its log is not
  * flushed); the program's thread waits until the N ran (a sleep), prints
  * "ran N" and returns from main: the process's exit must hand over the
- * second thread's spawns that its log still holds (core/sched/event_log.c,
+ * second thread's spawns that its log still holds (core/trace/event_log.c,
  * "The process's exit"; tests/scripts/tools-exit.sh).
  */
 #include <pthread.h>

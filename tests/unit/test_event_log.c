@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_event_log.c - the event log of a thread that is not a worker
- * (core/sched/event_log.c), white-box: the process's exit hands over the
+ * (core/trace/event_log.c), white-box: the process's exit hands over the
  * records another thread's log holds (events_outside_exit), and that
  * thread, running on, flushes only what it wrote after, so that a tracer
  * gets each record once.  event_flush's semaphore is raised as the
@@ -15,7 +15,7 @@
 #include <time.h>
 #include "../../core/clock.h"
 #include "../../core/probes.h"
-#include "../../core/sched/event_log.h"
+#include "../../core/trace/event_log.h"
 #include "suites.h"
 
 #ifdef BLITZ_EVENT_FLUSH_UNGUARDED	/* CONFIG_PROBES=y: the semaphore exists */

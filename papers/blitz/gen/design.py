@@ -2,7 +2,7 @@
 but not typed into the text either): include/blitz/config.h's #defines,
 the EWMA's initial value and weight from core/sched/worker.c, the task
 state word's fields from core/sched/task.h, the summary histograms'
-snapshot intervals from core/sched/histogram.h, the event log's size and
+snapshot intervals from core/trace/histogram.h, the event log's size and
 park flush interval from include/blitz/events.h."""
 import re
 import sys
@@ -59,7 +59,7 @@ def generate(em, ctx):
     em.define(macro_name("wake backlog"), ns_text(d.get("BLITZ_WAKE_BACKLOG_NS")))
     em.define(macro_name("wake busy"), ns_text(d.get("BLITZ_WAKE_BUSY_NS")))
 
-    hist = defines(source(ctx, "core/sched/histogram.h"))
+    hist = defines(source(ctx, "core/trace/histogram.h"))
     em.define(macro_name("snapshot park"), ns_text(hist.get("HIST_SNAPSHOT_PARK_NS")))
     em.define(macro_name("snapshot tick"), ns_text(hist.get("HIST_SNAPSHOT_NS")))
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sched/tick_clock.c - detecting the cheap clock and calibrating it
+ * core/trace/tick_clock.c - detecting the cheap clock and calibrating it
  * (tick_clock.h).
  */
 #include <pthread.h>

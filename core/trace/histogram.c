@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sched/histogram.c - the workers' summary histograms (histogram.h):
+ * core/trace/histogram.c - the workers' summary histograms (histogram.h):
  * what a hook records while hist_snapshot's semaphore is held, and the
  * snapshot probe.
  *
@@ -22,12 +22,12 @@
 #include "../probes.h"
 #include "histogram.h"
 #include "tick_clock.h"
-#include "runtime.h"
-#include "task.h"
+#include "../sched/runtime.h"
+#include "../sched/task.h"
 
 _Static_assert(PROBE_NR_SOURCES <= BLITZ_HIST_SOURCES,
 	       "struct blitz_hist_snapshot has no room for every task source");
-#include "worker.h"
+#include "../sched/worker.h"
 
 static _Atomic uint64_t runtimes;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/histogram.h - each worker's summary histograms (issue 16):
+ * core/trace/histogram.h - each worker's summary histograms (issue 16):
  * collected only while a tracer holds hist_snapshot's semaphore, in the
  * worker's own memory, and handed out at hist_snapshot (the layout is
  * include/blitz/histograms.h).

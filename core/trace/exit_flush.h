@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/exit_flush.h - the process exits while a tracer listens and
+ * core/trace/exit_flush.h - the process exits while a tracer listens and
  * a runtime is still running (the program returned from main, or called
  * exit(), without blitz_runtime_free): each worker hands the tracer its
  * summary histograms and its event log's records before the process

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sched/event_log.c - the event log's slow paths (event_log.h):
+ * core/trace/event_log.c - the event log's slow paths (event_log.h):
  * starting and stopping a window, and the flush probe.
  */
 #include <pthread.h>

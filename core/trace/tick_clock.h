@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/tick_clock.h - the cheap clock of the tracing paths (the
+ * core/trace/tick_clock.h - the cheap clock of the tracing paths (the
  * summary histograms' stamps and timed polls, the event log's records):
  * rdtsc where the CPU says its TSC is invariant (10 ns here, against 25
  * for clock_gettime), else CLOCK_MONOTONIC in ns.  Its ticks convert to

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/sched/exit_flush.c - the hand-over at the process's exit
+ * core/trace/exit_flush.c - the hand-over at the process's exit
  * (exit_flush.h): the list of live runtimes, the destructor that asks
  * them, and a worker's answer.
  */
@@ -12,7 +12,7 @@
 #include "event_log.h"
 #include "exit_flush.h"
 #include "histogram.h"
-#include "runtime.h"
+#include "../sched/runtime.h"
 
 /* The runtimes made and not yet freed, in this process (live_next, live_prev). */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/sched/event_log.h - each worker's event log (issue 16): the
+ * core/trace/event_log.h - each worker's event log (issue 16): the
  * per-event mode without a trap per event.  While a tracer holds
  * event_flush's semaphore (latched per tick: TRACED_EVENTS), a worker
  * writes a 32-byte record of each spawn and schedule it makes, each
