@@ -34,5 +34,6 @@
 #include <blitz/blocking.h>
 #include <blitz/fs.h>
 #include <blitz/stream.h>
+#include <blitz/trace.h>
 
 #endif /* BLITZ_H */

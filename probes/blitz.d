@@ -42,4 +42,5 @@ provider blitz {
 	probe accept_emfile(int fd, int err, uint32_t shed);
 	probe hist_snapshot(int worker, uint64_t hists, uint32_t size, uint64_t seq);
 	probe event_flush(int worker, uint64_t log, uint32_t count, uint64_t seq);
+	probe event_ring(int worker, uint64_t runtime, int fd, uint64_t bytes);
 };

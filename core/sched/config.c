@@ -2,6 +2,7 @@
 /* core/sched/config.c - the runtime configuration and the BLITZ_* policy knobs. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,9 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->wake_busy_ns = BLITZ_WAKE_BUSY_NS;
 	cfg->hist_sample = BLITZ_HIST_SAMPLE_AUTO;
 	cfg->park_timeout_ns = BLITZ_PARK_TIMEOUT_NS;
+	cfg->event_ring_kb = 0;
+	cfg->flight_kb = 0;
+	cfg->flight_signal = 0;
 }
 
 static bool power_of_two(unsigned n)
@@ -49,6 +53,38 @@ static int parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigne
 	if (errno || *end || v < lo || v > hi)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+/* ring_kb_ok - a ring's size in KiB: 0 (the default or off) or within the bounds. */
+static bool ring_kb_ok(unsigned kb)
+{
+	return kb == 0 || (kb >= BLITZ_EVENT_RING_KB_MIN && kb <= BLITZ_EVENT_RING_KB_MAX);
+}
+
+/*
+ * env_signal - BLITZ_FLIGHT_SIGNAL: USR1, USR2 (SIG optional) or a number
+ * of a signal a program may catch (not KILL or STOP).
+ */
+static int env_signal(int *out, char *err, size_t errlen)
+{
+	const char *v = getenv("BLITZ_FLIGHT_SIGNAL");
+	unsigned n;
+
+	if (!v)
+		return 0;
+	if (!strncmp(v, "SIG", 3))
+		v += 3;
+	if (!strcmp(v, "USR1"))
+		n = SIGUSR1;
+	else if (!strcmp(v, "USR2"))
+		n = SIGUSR2;
+	else if (parse_uint(v, 1, (unsigned long)SIGRTMAX, &n) || n == SIGKILL || n == SIGSTOP) {
+		snprintf(err, errlen, "BLITZ_FLIGHT_SIGNAL=%s: expected USR1, USR2 or a signal number "
+			 "from 1 to %d (not KILL or STOP)", getenv("BLITZ_FLIGHT_SIGNAL"), SIGRTMAX);
+		return -EINVAL;
+	}
+	*out = (int)n;
 	return 0;
 }
 
@@ -200,6 +236,21 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 		return -EINVAL;
 	if (env_backend(&c.backend, err, errlen))
 		return -EINVAL;
+	if ((v = getenv("BLITZ_EVENT_RING_KB")) &&
+	    parse_uint(v, BLITZ_EVENT_RING_KB_MIN, BLITZ_EVENT_RING_KB_MAX, &c.event_ring_kb)) {
+		snprintf(err, errlen, "BLITZ_EVENT_RING_KB=%s: expected the event log's ring per worker "
+			 "in KiB, from %u to %u", v, BLITZ_EVENT_RING_KB_MIN, BLITZ_EVENT_RING_KB_MAX);
+		return -EINVAL;
+	}
+	if ((v = getenv("BLITZ_FLIGHT")) &&
+	    (parse_uint(v, 0, BLITZ_EVENT_RING_KB_MAX, &c.flight_kb) || !ring_kb_ok(c.flight_kb))) {
+		snprintf(err, errlen, "BLITZ_FLIGHT=%s: expected 0 (off) or the flight recorder's ring "
+			 "per worker in KiB, from %u to %u", v, BLITZ_EVENT_RING_KB_MIN,
+			 BLITZ_EVENT_RING_KB_MAX);
+		return -EINVAL;
+	}
+	if (env_signal(&c.flight_signal, err, errlen))
+		return -EINVAL;
 	c.lifo = lifo;
 	c.steal = (enum blitz_steal_policy)steal;
 	c.wake = (enum blitz_wake_policy)wake;
@@ -253,6 +304,18 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 		snprintf(err, errlen, "park_timeout_ns=%llu: 0 (default %llu) or 1 to %llu",
 			 cfg->park_timeout_ns, BLITZ_PARK_TIMEOUT_NS,
 			 BLITZ_PARK_TIMEOUT_LIMIT_US * 1000ull);
+		return -EINVAL;
+	}
+	if (!ring_kb_ok(cfg->event_ring_kb) || !ring_kb_ok(cfg->flight_kb)) {
+		snprintf(err, errlen, "event_ring_kb=%u, flight_kb=%u: 0 (the default, off) or %u to %u KiB",
+			 cfg->event_ring_kb, cfg->flight_kb, BLITZ_EVENT_RING_KB_MIN,
+			 BLITZ_EVENT_RING_KB_MAX);
+		return -EINVAL;
+	}
+	if (cfg->flight_signal < 0 || cfg->flight_signal > SIGRTMAX ||
+	    cfg->flight_signal == SIGKILL || cfg->flight_signal == SIGSTOP) {
+		snprintf(err, errlen, "flight_signal=%d: 0 (none) or a signal from 1 to %d, not KILL or STOP",
+			 cfg->flight_signal, SIGRTMAX);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

@@ -15,6 +15,7 @@
 #include "../fault.h"
 #include "../probes.h"
 #include "../trace/exit_flush.h"
+#include "../trace/flight.h"
 #include "runtime.h"
 #include "task.h"
 #include "help.h"
@@ -120,6 +121,9 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	atomic_init(&rt->exit_flush, false);
 	atomic_init(&rt->exit_flushed, 0);
 	exit_flush_register(rt);
+	if (c.flight_signal && flight_signal_install(c.flight_signal))
+		fprintf(stderr, "blitz: BLITZ_FLIGHT_SIGNAL=%d: %s; no dump on the signal\n",
+			c.flight_signal, strerror(errno));
 	return rt;
 }
 
@@ -634,6 +638,8 @@ void blitz_runtime_free(struct blitz_runtime *rt)
 	pthread_mutex_destroy(&rt->start_lock);
 	blitz_cancel_token_destroy(&rt->shutdown_token);	/* no task is left to wait on it */
 	task_depot_drain(&rt->depot);	/* no worker is left to fill it */
+	for (unsigned i = 0; i < rt->num_workers; i++)
+		worker_events_free(&rt->workers[i].events);
 	free(rt->workers);
 	free(rt);
 }

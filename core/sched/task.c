@@ -327,6 +327,15 @@ schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool trace
 }
 
 /*
+ * task_queueing - the queueing number a record of @type gives @t: 0 for
+ * its spawn, the next for a schedule (<blitz/events.h>, seq).
+ */
+static inline uint32_t task_queueing(struct blitz_task *t, unsigned type)
+{
+	return type == BLITZ_EVENT_SPAWN ? 0 : ++t->trace_seq;
+}
+
+/*
  * log_outside_now - @t is spawned or queued (@type) by a thread that is
  * not one of its runtime's workers, while event_flush listens: a record
  * in that thread's own log (event_log.h), before the task is visible to a
@@ -340,7 +349,8 @@ static __attribute__((noinline, cold)) void log_outside_now(struct blitz_task *t
 		return;
 	e = events_outside_log(t->rt->hist_id, t->rt->num_workers);
 	if (e) {
-		events_log(e, type, (uint64_t)(uintptr_t)t, DEST_GLOBAL, -1);
+		events_log(e, type, events_task_id(&t->trace_id), (uint64_t)(uintptr_t)t,
+			   DEST_GLOBAL, (int)task_queueing(t, type));
 		events_outside_publish(e);
 	}
 }
@@ -396,8 +406,9 @@ schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 		if (w->rt != t->rt)
 			log_outside(t, BLITZ_EVENT_SCHEDULE);
 		else if (task_traced(t))
-			events_log(&w->events, BLITZ_EVENT_SCHEDULE, (uint64_t)(uintptr_t)t,
-				   (uint64_t)worker_local_dest(w, yield), -1);
+			events_log(&w->events, BLITZ_EVENT_SCHEDULE, events_task_id(&t->trace_id),
+				   (uint64_t)(uintptr_t)t, (unsigned)worker_local_dest(w, yield),
+				   (int)++t->trace_seq);
 	}
 	if (w->traced & TRACED_SCHEDULE) {
 		schedule_traced(w, t, yield);
@@ -459,8 +470,8 @@ size_t blitz_task_size(size_t state_size)
 static __attribute__((noinline, cold)) void spawn_traced(struct blitz_worker *w, struct blitz_task *t)
 {
 	if ((w->traced & TRACED_EVENTS) && task_traced(t))
-		events_log(&w->events, BLITZ_EVENT_SPAWN, (uint64_t)(uintptr_t)t,
-			   (uint64_t)worker_local_dest(w, false), -1);
+		events_log(&w->events, BLITZ_EVENT_SPAWN, events_task_id(&t->trace_id),
+			   (uint64_t)(uintptr_t)t, (unsigned)worker_local_dest(w, false), 0);
 	if (w->traced & TRACED_HIST)
 		hist_stamp(&w->hist, t);
 }
@@ -496,6 +507,8 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 	t->join_waker.vtable = NULL;
 	t->join_waker.data = NULL;
 	t->state_size = (uint32_t)size;
+	t->trace_id = 0;
+	t->trace_seq = 0;
 	if (size)
 		memcpy(t->user, state, size);
 	return t;

@@ -76,6 +76,8 @@ struct blitz_task {
 	uint32_t owned_shard;
 	uint32_t state_size;
 	uint64_t queued_at;			/* histogram.c: when queued (ticks), if TASK_STAMPED */
+	uint64_t trace_id;			/* event_log.h: its id in the log, 0 until its first record */
+	uint32_t trace_seq;			/* event_log.h: its queueings logged (spawn: 0) */
 	alignas(16) unsigned char user[];	/* the user's state struct */
 };
 

@@ -71,6 +71,7 @@ void worker_init(struct blitz_worker *w, struct blitz_runtime *rt, unsigned inde
 	wake_init(w);
 	w->traced = 0;
 	w->logging = false;
+	w->trace_always = rt->cfg.flight_kb ? TRACED_EVENTS : 0;
 	w->exit_flushed = false;
 	w->index = index;
 	w->rt = rt;
@@ -435,7 +436,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 			hist_count(&w->hist, BLITZ_HIST_STEAL, taken);
 			BLITZ_STEAL((int)w->index, (int)v, taken);
 			if (w->traced & TRACED_EVENTS)
-				events_log(&w->events, BLITZ_EVENT_STEAL, 0, taken, (int)v);
+				events_log(&w->events, BLITZ_EVENT_STEAL, 0, taken, 0, (int)v);
 			return t;
 		}
 		stat_inc(w, steal_fails);
@@ -574,8 +575,9 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 
 	if (log) {
 		events_room(log, 2);	/* the end's record: no flush inside the poll */
-		events_put(log, BLITZ_EVENT_POLL_START, tick_clock_now(), (uint64_t)(uintptr_t)t,
-			   !traced || w ? (uint64_t)w->run_source : SRC_HELPER, -1);
+		events_put(log, BLITZ_EVENT_POLL_START, tick_clock_now(),
+			   events_task_id(&t->trace_id), (uint64_t)(uintptr_t)t->vtable,
+			   !traced || w ? (unsigned)w->run_source : SRC_HELPER, (int)t->trace_seq);
 		if (traced && !w)
 			events_outside_publish(log);
 	}
@@ -586,8 +588,7 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 		uint64_t end = tick_clock_now();	/* before any flush: the poll's own time */
 
 		events_room(log, 1);
-		events_put(log, BLITZ_EVENT_POLL_END, end, (uint64_t)(uintptr_t)t,
-			   r == BLITZ_READY, -1);
+		events_put(log, BLITZ_EVENT_POLL_END, end, t->trace_id, 0, r == BLITZ_READY, -1);
 		if (traced && !w)
 			events_outside_publish(log);
 	}
@@ -925,7 +926,7 @@ void worker_park(struct blitz_worker *w)
 	hist_woke(&w->hist, reason, slept);
 	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified), slept);
 	if (w->traced & TRACED_EVENTS)
-		events_log(&w->events, BLITZ_EVENT_UNPARK, 0, (uint64_t)reason,
+		events_log(&w->events, BLITZ_EVENT_UNPARK, 0, 0, (unsigned)reason,
 			   unpark_waker(w, reason, notified));
 out:
 	wake_park_end(w);
@@ -938,6 +939,18 @@ out:
 /* ---------------------------------------------------------------------- */
 /* The run loop                                                            */
 
+/*
+ * ring_bytes - the size of a worker's ring: the flight recorder's, else
+ * BLITZ_EVENT_RING_KB's, else the default.
+ */
+static size_t ring_bytes(const struct blitz_runtime *rt)
+{
+	unsigned kb = rt->cfg.flight_kb ? rt->cfg.flight_kb :
+		      rt->cfg.event_ring_kb ? rt->cfg.event_ring_kb : EVENT_RING_DEFAULT_KB;
+
+	return (size_t)kb << 10;
+}
+
 /* log_tick_traced - log_tick's work, while the log is on or its tracer came or went. */
 static __attribute__((noinline, cold)) void log_tick_traced(struct blitz_worker *w, uint64_t now_ns)
 {
@@ -945,7 +958,7 @@ static __attribute__((noinline, cold)) void log_tick_traced(struct blitz_worker 
 
 	if (on != w->logging) {
 		w->logging = on;
-		events_switch(&w->events, on);
+		events_switch(&w->events, on, w->rt->cfg.flight_kb != 0, ring_bytes(w->rt));
 	}
 	if (on)
 		events_tick(&w->events, now_ns);
@@ -1004,7 +1017,7 @@ tick(struct blitz_worker *w, const struct blitz_task *until)
 	uint32_t tasks_run = 0;
 
 	w->tick++;
-	w->traced = worker_trace_latch();
+	w->traced = worker_trace_latch() | w->trace_always;
 	log_tick(w, start);
 	hist_tick(w, &w->hist, start);
 	exit_flush_tick(w, start);
@@ -1147,8 +1160,8 @@ void worker_hand_over(struct blitz_worker *w, uint64_t now_ns)
 {
 	if (w->hist.on)
 		hist_fire(w, now_ns);
-	if (w->logging && w->events.len)
-		events_flush(&w->events);
+	if (w->logging)
+		events_finish(&w->events);
 	events_outside_wait();
 }
 

@@ -53,6 +53,7 @@ struct blitz_worker {
 	bool reaped_asleep;			/* owner-only: the last sleep reaped the I/O (tick skips its own) */
 	uint8_t traced;				/* TRACED_*: latched at each tick (worker_trace_latch) */
 	bool logging;				/* event_log.h: TRACED_EVENTS at the last tick (owner-only) */
+	uint8_t trace_always;			/* TRACED_EVENTS with the flight recorder (BLITZ_FLIGHT) */
 	bool exit_flushed;			/* exit_flush.h: handed over at the process's exit (owner-only) */
 	unsigned index;
 	struct blitz_runtime *rt;
@@ -108,7 +109,7 @@ enum {
 	TRACED_PUSH = 1 << 1,		/* local_push */
 	TRACED_SCHEDULE = 1 << 2,	/* task_schedule */
 	TRACED_HIST = 1 << 3,		/* a timed tick of the summary histograms (hist_tick) */
-	TRACED_EVENTS = 1 << 4,		/* event_flush: the event log (event_log.h) */
+	TRACED_EVENTS = 1 << 4,		/* event_flush, event_ring, BLITZ_FLIGHT: the event log */
 };
 
 static inline uint8_t worker_trace_latch(void)
@@ -117,7 +118,7 @@ static inline uint8_t worker_trace_latch(void)
 		TRACED_POLL : 0) |
 	       (BLITZ_LOCAL_PUSH_ENABLED() ? TRACED_PUSH : 0) |
 	       (BLITZ_TASK_SCHEDULE_ENABLED() ? TRACED_SCHEDULE : 0) |
-	       (BLITZ_EVENT_FLUSH_ENABLED() ? TRACED_EVENTS : 0);
+	       (BLITZ_EVENT_FLUSH_ENABLED() | BLITZ_EVENT_RING_ENABLED() ? TRACED_EVENTS : 0);
 }
 
 /*

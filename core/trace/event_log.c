@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,7 +20,11 @@ void worker_events_init(struct worker_events *e, unsigned worker, unsigned worke
 	e->len = 0;
 	atomic_store_explicit(&e->whole, 0, memory_order_relaxed);	/* before any reader */
 	e->last_flush = 0;
+	e->buf = &e->log;
+	memset(&e->ring, 0, sizeof(e->ring));
+	e->ring_on = false;
 	e->log.head.size = sizeof(struct blitz_event);
+	e->log.head.version = BLITZ_EVENTS_VERSION;
 	e->log.head.capacity = BLITZ_EVENT_LOG_RECORDS;
 	e->log.head.worker = (int)worker;
 	e->log.head.workers = workers;
@@ -70,16 +75,65 @@ static void window_closed(void)
 		;
 }
 
+/* worker_events_free - @e's ring, if it made one, goes (its worker is freed). */
+void worker_events_free(struct worker_events *e)
+{
+	event_ring_destroy(&e->ring);
+	e->ring_on = false;
+	e->buf = &e->log;
+}
+
+/*
+ * ring_failed - the ring could not be made (@err): the window goes
+ * through event_flush instead, and the process says so once.
+ */
+static void ring_failed(int err)
+{
+	static atomic_bool said;
+
+	if (!atomic_exchange_explicit(&said, true, memory_order_relaxed))
+		fprintf(stderr, "blitz: the event log's ring: %s; logging through event_flush "
+			"instead\n", strerror(-err));
+}
+
+/*
+ * ring_start - the window logs into @e's ring (made at the first window
+ * that wants one, @bytes): opened empty, its first slot handed out, then
+ * announced.  @flight: the flight recorder's (BLITZ_RING_OVERWRITE).
+ */
+static void ring_start(struct worker_events *e, bool flight, size_t bytes)
+{
+	int err;
+
+	if (!e->ring.shm) {
+		err = event_ring_create(&e->ring, bytes, e->log.head.worker, e->log.head.workers,
+					e->log.head.runtime);
+		if (err) {
+			ring_failed(err);
+			return;
+		}
+	}
+	event_ring_open(&e->ring, flight ? BLITZ_RING_OVERWRITE : BLITZ_RING_BLOCK);
+	e->ring_on = true;
+	e->buf = event_ring_commit(&e->ring, NULL, &e->log, 0);
+	event_ring_announce(&e->ring, 0);
+}
+
 /*
  * events_switch - a tracer attached (@on) or detached.  A window starts
  * empty, with the clock calibrated and its factor in the header, and the
  * log's pages touched (a tracer's read does not fault them in: an
  * untouched page past the records would fail its copy); records
  * left when the last tracer went are dropped (nobody would read them).
+ * The window logs into the worker's ring (of @ring_bytes) while a tracer
+ * holds event_ring's semaphore or the flight recorder is on (@flight),
+ * else through event_flush.
  */
-void events_switch(struct worker_events *e, bool on)
+void events_switch(struct worker_events *e, bool on, bool flight, size_t ring_bytes)
 {
 	e->len = 0;
+	e->ring_on = false;
+	e->buf = &e->log;
 	if (!on) {
 		window_closed();
 		return;
@@ -88,9 +142,14 @@ void events_switch(struct worker_events *e, bool on)
 	tick_clock_calibrate();
 	e->log.head.ticks_mult = atomic_load_explicit(&tick_clock_mult, memory_order_relaxed);
 	e->log.head.thread = (unsigned)gettid();
+	e->log.head.pid = (unsigned)getpid();
 	e->log.head.seq = 0;
+	e->log.head.count = 0;
 	e->log.head.flushed = tick_clock_now();	/* outside_tick's start */
 	e->last_flush = clock_now_ns();
+	/* A thread that is not a worker always logs through event_flush. */
+	if (e->log.head.worker >= 0 && (flight || BLITZ_EVENT_RING_ENABLED()))
+		ring_start(e, flight, ring_bytes);
 }
 
 /*
@@ -99,6 +158,13 @@ void events_switch(struct worker_events *e, bool on)
  */
 static void flush_now(struct worker_events *e)
 {
+	if (e->ring_on) {
+		e->buf = event_ring_commit(&e->ring, e->buf, &e->log, tick_clock_now());
+		e->len = 0;
+		e->last_flush = clock_now_ns();
+		return;
+	}
+	e->log.head.count = e->len;
 	e->log.head.seq++;
 	e->log.head.flushed = tick_clock_now();
 	BLITZ_EVENT_FLUSH(e->log.head.worker, (uint64_t)(uintptr_t)&e->log, e->len, e->log.head.seq);
@@ -117,11 +183,50 @@ void events_flush(struct worker_events *e)
 		flush_now(e);
 }
 
+/*
+ * events_finish - the worker exits: its records to the tracer, and with a
+ * ring, the records it dropped since its last log said (event_ring_settle).
+ */
+void events_finish(struct worker_events *e)
+{
+	if (e->len)
+		events_flush(e);
+	if (e->ring_on)
+		e->buf = event_ring_settle(&e->ring, e->buf, &e->log, tick_clock_now());
+}
+
 void events_park(struct worker_events *e, uint64_t timeout_ns)
 {
-	events_log(e, BLITZ_EVENT_PARK, 0, timeout_ns, -1);
+	events_log(e, BLITZ_EVENT_PARK, 0, timeout_ns, 0, -1);
 	if (clock_now_ns() - e->last_flush >= BLITZ_EVENT_PARK_FLUSH_NS)
 		events_flush(e);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Task ids                                                                */
+
+__thread uint64_t events_id_next __attribute__((tls_model("initial-exec")));
+__thread uint64_t events_id_end __attribute__((tls_model("initial-exec")));
+
+/* Ids a thread takes at a time: one shared add per this many tasks logged. */
+#define EVENTS_ID_BLOCK	4096
+
+/* The next block's first id (ids start at 1: 0 is "none yet"). */
+static _Atomic uint64_t events_id_blocks = 1;
+
+/*
+ * events_id_refill - the calling thread's block is used up: the next one,
+ * and its first id.  Relaxed: the add only has to hand each block out
+ * once; nothing else is published through it.
+ */
+uint64_t events_id_refill(void)
+{
+	uint64_t first = atomic_fetch_add_explicit(&events_id_blocks, EVENTS_ID_BLOCK,
+						   memory_order_relaxed);
+
+	events_id_next = first + 1;
+	events_id_end = first + EVENTS_ID_BLOCK;
+	return first;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -347,7 +452,7 @@ static struct worker_events *outside_new(void)
 	o->pid = getpid();
 	worker_events_init(e, 0, 0, 0);
 	e->log.head.worker = -1;
-	events_switch(e, true);
+	events_switch(e, true, false, 0);
 	outside_list(o);
 	events_outside_cur = e;
 	return e;
@@ -446,6 +551,7 @@ static void outside_hand_over(struct outside_log *o)
 		return;
 	exit_copy.head = e->log.head;
 	exit_copy.head.seq = ++e->log.head.seq;
+	exit_copy.head.count = n;
 	exit_copy.head.flushed = tick_clock_now();
 	BLITZ_EVENT_FLUSH(-1, (uint64_t)(uintptr_t)&exit_copy, n, exit_copy.head.seq);
 }

@@ -44,6 +44,7 @@
 #include <stdint.h>
 #include <blitz/events.h>
 #include "../probes.h"
+#include "event_ring.h"
 #include "tick_clock.h"
 
 struct blitz_worker;
@@ -61,6 +62,13 @@ struct worker_events {
 	 */
 	_Atomic uint32_t whole;
 	uint64_t last_flush;		/* ns (the tick's clock) */
+	struct blitz_event_log *buf;	/* where records go: &log, or a slot of the ring */
+	struct event_ring ring;		/* ring.shm NULL: none made */
+	bool ring_on;			/* this window logs into the ring, not through event_flush */
+	/*
+	 * The probe transport's log; with a ring, where records go that find
+	 * no free slot (counted lost), and the header a slot starts from.
+	 */
 	struct blitz_event_log log;
 };
 
@@ -73,18 +81,47 @@ void events_outside_exit(uint64_t deadline);
 
 void worker_events_init(struct worker_events *e, unsigned worker, unsigned workers,
 			uint64_t runtime);
-void events_switch(struct worker_events *e, bool on);
+void worker_events_free(struct worker_events *e);
+void events_switch(struct worker_events *e, bool on, bool flight, size_t ring_bytes);
 void events_flush(struct worker_events *e);
+void events_finish(struct worker_events *e);
+
+/*
+ * Task ids: each thread hands out a block of them at a time
+ * (events_id_refill), so that an id costs no shared write; from 1, never
+ * reused in the process.
+ */
+extern __thread uint64_t events_id_next __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t events_id_end __attribute__((tls_model("initial-exec")));
+uint64_t events_id_refill(void);
+
+/*
+ * events_task_id - the id in *@slot (a task's trace_id), given at the
+ * task's first record: a task made before the window has 0 until then.
+ * Only the thread that logs the task writes it: its spawn, schedule and
+ * polls are ordered by the task's state and its queue.
+ */
+static inline uint64_t events_task_id(uint64_t *slot)
+{
+	uint64_t id = *slot;
+
+	if (__builtin_expect(!id, 0))
+		*slot = id = events_id_next < events_id_end ? events_id_next++ : events_id_refill();
+	return id;
+}
 
 /*
  * events_tick - a tick of a logging worker begins (@now_ns: its clock):
  * flush a log that has waited BLITZ_EVENT_FLUSH_NS (a worker that neither
- * fills it nor parks).
+ * fills it nor parks), and announce a ring again as often (a reader that
+ * attached after the window began finds it so).
  */
 static inline void events_tick(struct worker_events *e, uint64_t now_ns)
 {
 	if (e->len && now_ns - e->last_flush >= BLITZ_EVENT_FLUSH_NS)
 		events_flush(e);
+	if (e->ring_on)
+		event_ring_announce(&e->ring, now_ns);
 }
 
 /* events_room - flush unless @n more records fit. */
@@ -99,17 +136,26 @@ static inline void events_room(struct worker_events *e, uint32_t n)
  * (events_room): a poll's end is stamped before the check that may flush,
  * every other record after it.
  */
+/*
+ * The record's count is kept in its log's header as it grows (release: a
+ * plain store on x86), so that a flight recorder's dump reads the log the
+ * worker is writing (event_ring.c).  @aux: the peer worker or the task's
+ * queueing number, by type (<blitz/events.h>).
+ */
 static inline __attribute__((always_inline)) void
 events_put(struct worker_events *e, unsigned type, uint64_t ticks, uint64_t task, uint64_t arg,
-	   int peer)
+	   unsigned code, int aux)
 {
-	struct blitz_event *r = &e->log.rec[e->len++];
+	struct blitz_event_log *b = e->buf;
+	struct blitz_event *r = &b->rec[e->len++];
 
 	r->ticks = ticks;
 	r->task = task;
 	r->arg = arg;
-	r->type = type;
-	r->peer = peer;
+	r->type = (unsigned short)type;
+	r->code = (unsigned short)code;
+	r->peer = aux;
+	__atomic_store_n(&b->head.count, e->len, __ATOMIC_RELEASE);
 }
 
 /*
@@ -123,10 +169,11 @@ void events_park(struct worker_events *e, uint64_t timeout_ns);
 
 /* events_log - one record stamped now, after any flush. */
 static inline __attribute__((always_inline)) void
-events_log(struct worker_events *e, unsigned type, uint64_t task, uint64_t arg, int peer)
+events_log(struct worker_events *e, unsigned type, uint64_t task, uint64_t arg, unsigned code,
+	   int aux)
 {
 	events_room(e, 1);
-	events_put(e, type, tick_clock_now(), task, arg, peer);
+	events_put(e, type, tick_clock_now(), task, arg, code, aux);
 }
 
 /*

@@ -85,7 +85,7 @@ void exit_flush_worker(struct blitz_worker *w, uint64_t now_ns)
 
 static bool tracer_listens(void)
 {
-	return hist_enabled() || BLITZ_EVENT_FLUSH_ENABLED();
+	return hist_enabled() || BLITZ_EVENT_FLUSH_ENABLED() || BLITZ_EVENT_RING_ENABLED();
 }
 
 /* nap_before - sleep 1 ms, unless @deadline (ns) has passed: false then. */

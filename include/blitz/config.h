@@ -20,6 +20,10 @@
  *   BLITZ_WAKE_BACKLOG_US=N             bounded: the backlog (tasks x EWMA poll time) that wakes one
  *   BLITZ_WAKE_BUSY_US=N                bounded: time awake without parking after which any backlog does
  *   BLITZ_PARK_TIMEOUT_US=N             a parked worker's longest sleep (default 10000; below)
+ *   BLITZ_EVENT_RING_KB=N               the event log's ring per worker, KiB (default 4096)
+ *   BLITZ_FLIGHT=N                      the flight recorder: each worker keeps its last N KiB of
+ *                                       records (default 0: off; blitz/trace.h)
+ *   BLITZ_FLIGHT_SIGNAL=USR1|USR2|N     the signal that dumps it to blitz-flight.PID (default none)
  */
 #ifndef BLITZ_CONFIG_H
 #define BLITZ_CONFIG_H
@@ -41,6 +45,8 @@
 #define BLITZ_PARK_TIMEOUT_LIMIT_US  3600000000u	/* BLITZ_PARK_TIMEOUT_US's cap: 1 hour */
 #define BLITZ_WORKER_STACK_SIZE      (16u << 20)	/* a worker thread's stack: joins nest on it */
 #define BLITZ_JOIN_STACK_RESERVE     (128u << 10)	/* a join with less left does not help */
+#define BLITZ_EVENT_RING_KB_MIN      64		/* event_ring_kb, flight_kb: bounds */
+#define BLITZ_EVENT_RING_KB_MAX      (1u << 20)
 
 /* The blocking pool (docs/blocking.md). */
 #define BLITZ_BLOCKING_THREADS_LIMIT 32768	/* most threads a cap may allow */
@@ -136,6 +142,9 @@ struct blitz_config {
 	 */
 	unsigned long long park_timeout_ns;
 	unsigned long long wake_min_backlog_ns;	/* backlog: backlog that wakes; 0: default */
+	unsigned event_ring_kb;		/* the event log's ring per worker, KiB; 0: 4096 */
+	unsigned flight_kb;		/* the flight recorder's ring per worker, KiB; 0: off */
+	int flight_signal;		/* dumps the flight recorder (blitz/trace.h); 0: none */
 };
 
 /**

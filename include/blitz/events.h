@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * blitz/events.h - the layout of a worker's event log, as the event_flush
- * probe hands it to a tracer (docs/probes.md, "The event log").
+ * probe hands it to a tracer, as a ring in shared memory holds it, and as
+ * a trace file stores it (docs/probes.md, "The event log").
  *
- * While a tracer holds event_flush's semaphore, every worker writes a
+ * Two transports.  The ring (below, struct blitz_event_ring) is read in
+ * place by a reader that maps it: no trap per log.  The probe: while a
+ * tracer holds event_flush's semaphore (and not event_ring's), every worker writes a
  * record of each scheduling event (a spawn, a schedule, a poll's start and end, a
  * steal, a park, an unpark) into a log in its own memory, stamped with
  * the runtime's cheap clock, and fires event_flush(worker, log, count,
@@ -30,31 +33,46 @@
 /* ...and before a park once it is this old (about a park timeout). */
 #define BLITZ_EVENT_PARK_FLUSH_NS	10000000ull
 
+/* The layout's version (a log's head.version, the ring's version): tools check it. */
+#define BLITZ_EVENTS_VERSION	2
+
 /*
- * What a record says.  The fields are those of the per-event probe of the
- * same name (docs/probes.md), with the codes of blitz_probe_codes.h.
+ * What a record says.  Its fields are those of the per-event probe of the
+ * same name (docs/probes.md), with the codes of blitz_probe_codes.h in
+ * `code`, and the task named by its id (never reused in a process)
+ * instead of its address.
  */
 enum blitz_event_type {
-	BLITZ_EVENT_SPAWN = 1,		/* task spawned by this worker; arg: DEST_*, as task_spawn */
-	BLITZ_EVENT_SCHEDULE,		/* task queued by this worker; arg: DEST_*, as task_schedule */
-	BLITZ_EVENT_POLL_START,		/* task's poll begins; arg: SRC_*, as task_poll_start */
-	BLITZ_EVENT_POLL_END,		/* task's poll returned; arg: 1 ready, 0 pending */
+	BLITZ_EVENT_SPAWN = 1,		/* task spawned here; code: DEST_*; arg: its address */
+	BLITZ_EVENT_SCHEDULE,		/* task queued here; code: DEST_*; arg: its address */
+	BLITZ_EVENT_POLL_START,		/* task's poll begins; code: SRC_*; arg: its vtable */
+	BLITZ_EVENT_POLL_END,		/* task's poll returned; code: 1 ready, 0 pending */
 	BLITZ_EVENT_STEAL,		/* arg: tasks taken; peer: the victim */
 	BLITZ_EVENT_PARK,		/* arg: the sleep's limit, ns */
-	BLITZ_EVENT_UNPARK,		/* arg: UNPARK_*; peer: the waker (-1: outside or none) */
+	BLITZ_EVENT_UNPARK,		/* code: UNPARK_*; peer: the waker (-1: outside or none) */
 	BLITZ_EVENT_TYPES
 };
 
 /* One event: 32 bytes. */
 struct blitz_event {
 	unsigned long long ticks;	/* the cheap clock; ns = ticks * ticks_mult >> 32 */
-	unsigned long long task;	/* the task (0 for worker events) */
-	unsigned long long arg;
-	unsigned int type;		/* enum blitz_event_type */
-	int peer;			/* another worker (steal, unpark), else -1 */
+	unsigned long long task;	/* the task's id, from 1 (0 for worker events) */
+	unsigned long long arg;		/* by type (enum blitz_event_type) */
+	unsigned short type;		/* enum blitz_event_type */
+	unsigned short code;		/* by type: DEST_*, SRC_*, UNPARK_*, ready */
+	union {
+		int peer;		/* steal, unpark: another worker, else -1 */
+		/*
+		 * spawn, schedule, poll_start: the task's queueing number (its
+		 * spawn 0, each schedule the next): a poll's start carries its
+		 * queueing's, so that a reader pairs them without comparing two
+		 * workers' clocks.
+		 */
+		unsigned int seq;
+	};
 };
 
-/* The log's header: what a tracer reads before the records. */
+/* A log's header: what a tracer reads before the records. */
 struct blitz_event_log_head {
 	unsigned int size;		/* sizeof(struct blitz_event): the layout */
 	unsigned int capacity;		/* BLITZ_EVENT_LOG_RECORDS */
@@ -62,18 +80,97 @@ struct blitz_event_log_head {
 					   runtime's workers (its spawns, schedules and polls) */
 	unsigned int workers;		/* the runtime's workers */
 	unsigned int thread;		/* the writing thread's id (gettid) */
-	unsigned int reserved;
+	unsigned int version;		/* BLITZ_EVENTS_VERSION */
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
-	unsigned long long seq;		/* this worker's flush number, from 1 in each window */
+	unsigned long long seq;		/* this log's number, from 1 in each window (in a ring: 0
+					   while the worker writes it) */
 	unsigned long long ticks_mult;	/* ns per tick << 32 (the clock's calibration) */
 	unsigned long long flushed;	/* ticks at this flush: a later queueing or poll start is
 					   stamped after it (a poll's end stamped just before a flush
 					   may be written after it) */
+	unsigned int count;		/* records written (in a ring: kept current as each is) */
+	unsigned int pid;		/* the process */
+	/*
+	 * Records this worker dropped since its previous log (a ring whose
+	 * reader fell behind, BLITZ_RING_DISCARD) and the ticks of the first
+	 * and last of them: a reader marks that span as not to be trusted.
+	 */
+	unsigned long long lost;
+	unsigned long long lost_from, lost_to;
 };
 
 struct blitz_event_log {
 	struct blitz_event_log_head head;
 	struct blitz_event rec[BLITZ_EVENT_LOG_RECORDS];
+};
+
+/*
+ * The ring: a worker's logs in shared memory that a reader maps and
+ * reads in place, with no trap per log (docs/probes.md, "The event
+ * log").  While a tracer holds event_ring's semaphore (or the flight
+ * recorder is on), each worker makes a ring in a memfd of its own
+ * (named "blitz-events") and fires event_ring(worker, runtime, fd, bytes)
+ * as it opens a window and then every BLITZ_EVENT_FLUSH_NS, so that a
+ * reader finds it: it maps /proc/PID/fd/FD.
+ *
+ * The worker fills log number n (from 1) in slot (n - 1) % logs, with
+ * head.seq 0 while it writes and head.count kept current, then commits
+ * it: head.seq = n, and `produced` = n with release.  The reader takes
+ * logs consumed + 1 .. produced (acquire) and then stores `consumed` with
+ * release, which frees their slots.  A worker that finds every slot
+ * taken does as `mode` says: BLITZ_RING_BLOCK waits for the reader, for
+ * at most block_ms, then drops records until the reader frees a slot;
+ * BLITZ_RING_DISCARD drops them at once; BLITZ_RING_OVERWRITE (the flight
+ * recorder) takes the oldest slot.  Dropped records are counted exactly:
+ * `lost`, and the next log's head.lost with its span.  The reader sets
+ * mode and block_ms as it attaches and writes its pid in `reader`.
+ *
+ * Fields a side writes while the other reads are accessed with the
+ * __atomic builtins (plain types here: this text compiles for BPF too).
+ */
+#define BLITZ_EVENT_RING_MAGIC	0x676e727a74696c62ull	/* "blitzrng" */
+/* The ring's first log starts here (its header is padded to a page). */
+#define BLITZ_EVENT_RING_HEAD	4096
+
+enum blitz_event_ring_mode {
+	BLITZ_RING_BLOCK = 0,		/* wait for the reader (at most block_ms), then drop */
+	BLITZ_RING_DISCARD = 1,		/* drop at once, counted */
+	BLITZ_RING_OVERWRITE = 2,	/* the flight recorder: keep the newest logs */
+};
+
+struct blitz_event_ring {
+	unsigned long long magic;	/* BLITZ_EVENT_RING_MAGIC */
+	unsigned int version;		/* BLITZ_EVENTS_VERSION */
+	unsigned int logs;		/* slots */
+	unsigned int log_bytes;		/* sizeof(struct blitz_event_log): the slots' stride */
+	int worker;
+	unsigned int workers;
+	unsigned int pid;		/* the process */
+	unsigned long long runtime;
+	unsigned long long window;	/* which window of the worker: from 1 */
+	/* The worker's line. */
+	unsigned long long produced __attribute__((aligned(64)));	/* logs committed */
+	unsigned long long lost;	/* records dropped in this window */
+	/* The reader's line. */
+	unsigned long long consumed __attribute__((aligned(64)));	/* logs released */
+	unsigned int mode;		/* enum blitz_event_ring_mode */
+	unsigned int block_ms;		/* BLITZ_RING_BLOCK's longest wait */
+	unsigned int reader;		/* the reader's pid, 0: none */
+};
+
+/*
+ * A trace file (blitz-events -w, a flight recorder's dump): this header,
+ * then logs, each its head and then head.count records, in the order
+ * they were read (each worker's in its order; the workers' interleaved).
+ */
+#define BLITZ_EVENT_FILE_MAGIC	0x3276657a74696c62ull	/* "blitzev2" */
+
+struct blitz_event_file_head {
+	unsigned long long magic;	/* BLITZ_EVENT_FILE_MAGIC */
+	unsigned int version;		/* BLITZ_EVENTS_VERSION */
+	unsigned int head_size;		/* sizeof(struct blitz_event_log_head) */
+	unsigned int record_size;	/* sizeof(struct blitz_event) */
+	unsigned int reserved;
 };
 
 #endif /* BLITZ_EVENTS_H */

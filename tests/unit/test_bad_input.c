@@ -100,6 +100,12 @@ START_TEST(config_validate_refuses_each_out_of_range_field)
 	BAD(hist_sample, BLITZ_HIST_SAMPLE_MAX * 2);
 	BAD(blocking_idle_ms, BLITZ_BLOCKING_IDLE_MS_LIMIT + 1);
 	BAD(max_blocking_threads, BLITZ_BLOCKING_THREADS_LIMIT + 1);
+	BAD(event_ring_kb, BLITZ_EVENT_RING_KB_MIN - 1);
+	BAD(event_ring_kb, BLITZ_EVENT_RING_KB_MAX + 1);
+	BAD(flight_kb, 1);
+	BAD(flight_signal, -1);
+	BAD(flight_signal, 9);		/* SIGKILL: cannot be caught */
+	BAD(flight_signal, 1000);
 #undef BAD
 }
 END_TEST
@@ -116,6 +122,22 @@ START_TEST(runtime_new_bad_config_is_einval)
 	errno = 0;
 	ck_assert_ptr_null(blitz_runtime_new(&c));
 	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+/* trace.h: a bad path, a missing directory, no ring (no file left behind). */
+START_TEST(trace_dump_refuses_null_empty_and_no_ring)
+{
+	char dir[] = "/tmp/blitz-dump-XXXXXX", path[64];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/dump", dir);
+	ck_assert_int_eq(blitz_trace_dump(NULL), -EINVAL);
+	ck_assert_int_eq(blitz_trace_dump(""), -EINVAL);
+	ck_assert_int_eq(blitz_trace_dump("/nonexistent-dir/dump"), -ENOENT);
+	ck_assert_int_eq(blitz_trace_dump(path), -ENODATA);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	rmdir(dir);
 }
 END_TEST
 
@@ -926,6 +948,7 @@ Suite *bad_input_suite(void)
 	tc = TCASE("runtime", 30);
 	tcase_add_test(tc, runtime_new_bad_config_is_einval);
 	tcase_add_test(tc, runtime_free_null_is_a_no_op);
+	tcase_add_test(tc, trace_dump_refuses_null_empty_and_no_ring);
 	tcase_add_test(tc, spawn_refuses_null_runtime_vtable_and_state);
 	tcase_add_test(tc, spawn_of_a_state_over_4g_is_einval);
 	tcase_add_test(tc, task_size_saturates);

@@ -23,6 +23,9 @@ static void clear_env(void)
 	unsetenv("BLITZ_WAKE_BACKLOG_US");
 	unsetenv("BLITZ_WAKE_BUSY_US");
 	unsetenv("BLITZ_PARK_TIMEOUT_US");
+	unsetenv("BLITZ_EVENT_RING_KB");
+	unsetenv("BLITZ_FLIGHT");
+	unsetenv("BLITZ_FLIGHT_SIGNAL");
 }
 
 START_TEST(defaults_are_the_seeds)
@@ -130,6 +133,14 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_PARK_TIMEOUT_US", "0", "longest sleep in microseconds from 1 to 3600000000" },
 	{ "BLITZ_PARK_TIMEOUT_US", "3600000001", "longest sleep in microseconds" },
 	{ "BLITZ_PARK_TIMEOUT_US", "10ms", "longest sleep in microseconds" },
+	{ "BLITZ_EVENT_RING_KB", "0", "ring per worker in KiB, from 64 to 1048576" },
+	{ "BLITZ_EVENT_RING_KB", "4M", "ring per worker in KiB" },
+	{ "BLITZ_FLIGHT", "63", "0 (off) or the flight recorder's ring per worker in KiB" },
+	{ "BLITZ_FLIGHT", "1048577", "flight recorder's ring" },
+	{ "BLITZ_FLIGHT_SIGNAL", "SIGKILL", "USR1, USR2 or a signal number" },
+	{ "BLITZ_FLIGHT_SIGNAL", "19", "not KILL or STOP" },
+	{ "BLITZ_FLIGHT_SIGNAL", "HUP", "USR1, USR2 or a signal number" },
+	{ "BLITZ_FLIGHT_SIGNAL", "0", "from 1 to" },
 };
 
 START_TEST(bad_values_are_rejected_by_name)

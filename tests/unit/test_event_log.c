@@ -63,7 +63,7 @@ static bool log_tasks(unsigned long long first, int n)
 
 		if (!e)
 			return false;
-		events_log(e, BLITZ_EVENT_SPAWN, first + i, 0, -1);
+		events_log(e, BLITZ_EVENT_SPAWN, first + i, 0, 0, 0);
 		events_outside_publish(e);
 	}
 	return true;
