@@ -25,6 +25,7 @@
 #include <string.h>
 #include "../fault.h"
 #include "../probes.h"
+#include "../trace/hook.h"
 #include "help.h"
 #include "runtime.h"
 #include "task.h"
@@ -326,42 +327,6 @@ schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool trace
 	}
 }
 
-/*
- * task_queueing - the queueing number a record of @type gives @t: 0 for
- * its spawn, the next for a schedule (<blitz/events.h>, seq).
- */
-static inline uint32_t task_queueing(struct blitz_task *t, unsigned type)
-{
-	return type == BLITZ_EVENT_SPAWN ? 0 : ++t->trace_seq;
-}
-
-/*
- * log_outside_now - @t is spawned or queued (@type) by a thread that is
- * not one of its runtime's workers, while event_flush listens: a record
- * in that thread's own log (event_log.h), before the task is visible to a
- * worker.
- */
-static __attribute__((noinline, cold)) void log_outside_now(struct blitz_task *t, unsigned type)
-{
-	struct worker_events *e;
-
-	if (!task_traced(t))
-		return;
-	e = events_outside_log(t->rt->hist_id, t->rt->num_workers);
-	if (e) {
-		events_log(e, type, events_task_id(&t->trace_id), (uint64_t)(uintptr_t)t,
-			   DEST_GLOBAL, (int)task_queueing(t, type));
-		events_outside_publish(e);
-	}
-}
-
-/* log_outside - the semaphore's test inline: the summary mode alone does not call. */
-static inline void log_outside(struct blitz_task *t, unsigned type)
-{
-	if (BLITZ_EVENT_FLUSH_ENABLED())
-		log_outside_now(t, type);
-}
-
 /* schedule_traced - the copy with the probe (TRACED_SCHEDULE). */
 static __attribute__((noinline, cold)) void
 schedule_traced(struct blitz_worker *w, struct blitz_task *t, bool yield)
@@ -375,7 +340,7 @@ schedule_traced(struct blitz_worker *w, struct blitz_task *t, bool yield)
  */
 static __attribute__((noinline, cold)) void schedule_outside(struct blitz_task *t, bool yield)
 {
-	log_outside(t, BLITZ_EVENT_SCHEDULE);
+	trace_outside(t, BLITZ_EVENT_SCHEDULE);
 	schedule_on(NULL, t, yield, true);
 }
 
@@ -397,19 +362,7 @@ schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
 static __attribute__((noinline, cold)) void
 schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
-	/*
-	 * Logged before it is queued: before its poll_start on any worker.
-	 * A task of another runtime goes into this thread's outside log: a
-	 * tool pairs records per runtime.
-	 */
-	if (w->traced & TRACED_EVENTS) {
-		if (w->rt != t->rt)
-			log_outside(t, BLITZ_EVENT_SCHEDULE);
-		else if (task_traced(t))
-			events_log(&w->events, BLITZ_EVENT_SCHEDULE, events_task_id(&t->trace_id),
-				   (uint64_t)(uintptr_t)t, (unsigned)worker_local_dest(w, yield),
-				   (int)++t->trace_seq);
-	}
+	trace_schedule(w, t, yield);
 	if (w->traced & TRACED_SCHEDULE) {
 		schedule_traced(w, t, yield);
 		return;
@@ -463,17 +416,12 @@ size_t blitz_task_size(size_t state_size)
 }
 
 /*
- * spawn_traced - a worker's spawn while a tracer listens: logged
- * (TRACED_EVENTS), stamped in a timed tick (TRACED_HIST).  One test of the
- * latch on the untraced path.
+ * spawn_traced - a worker's spawn while a tracer listens (trace_spawn).
+ * Out of line: one test of the latch on the untraced path.
  */
 static __attribute__((noinline, cold)) void spawn_traced(struct blitz_worker *w, struct blitz_task *t)
 {
-	if ((w->traced & TRACED_EVENTS) && task_traced(t))
-		events_log(&w->events, BLITZ_EVENT_SPAWN, events_task_id(&t->trace_id),
-			   (uint64_t)(uintptr_t)t, (unsigned)worker_local_dest(w, false), 0);
-	if (w->traced & TRACED_HIST)
-		hist_stamp(&w->hist, t);
+	trace_spawn(w, t);
 }
 
 /*
@@ -557,7 +505,7 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		if (w) {
 			spawn_traced(w, t);
 		} else {
-			log_outside(t, BLITZ_EVENT_SPAWN);
+			trace_outside(t, BLITZ_EVENT_SPAWN);
 			if (hist_enabled())
 				hist_stamp_outside(t);
 		}

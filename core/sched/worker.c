@@ -24,6 +24,7 @@
 #include "../clock.h"
 #include "../probes.h"
 #include "../trace/exit_flush.h"
+#include "../trace/hook.h"
 #include "runtime.h"
 #include "help.h"
 #include "task.h"
@@ -433,10 +434,7 @@ static struct blitz_task *steal_work(struct blitz_worker *w)
 		if (t) {
 			stat_inc(w, steals);
 			stat_add(w, stolen, taken);
-			hist_count(&w->hist, BLITZ_HIST_STEAL, taken);
-			BLITZ_STEAL((int)w->index, (int)v, taken);
-			if (w->traced & TRACED_EVENTS)
-				events_log(&w->events, BLITZ_EVENT_STEAL, 0, taken, 0, (int)v);
+			trace_steal(w, v, taken);
 			return t;
 		}
 		stat_inc(w, steal_fails);
@@ -506,29 +504,14 @@ static inline __attribute__((always_inline)) struct blitz_task *find_work(struct
 /* Running tasks                                                           */
 
 /*
- * poll_log - the event log a poll of @t on @w writes into: the worker's
- * while its tick latched it (TRACED_EVENTS); a helping thread's own while
- * event_flush listens (event_log.h); else none.
- */
-static inline struct worker_events *poll_log(struct blitz_worker *w, struct blitz_task *t)
-{
-	if (w)
-		return w->traced & TRACED_EVENTS ? &w->events : NULL;
-	return BLITZ_EVENT_FLUSH_ENABLED() ? events_outside_log(t->rt->hist_id, t->rt->num_workers)
-					   : NULL;
-}
-
-/*
  * run_task - poll @t once on @w (NULL: a helping non-worker thread).
- * @traced: the per-event probes' copy.  @hist: a copy that times the poll
- * for the summary histograms when the tick is a timed one (TRACED_HIST).
- * @logged: a copy that writes the poll's start and end into the event log
- * while the tick latched it (TRACED_EVENTS), or a helping thread's own.
- * A stamped task (TASK_STAMPED, which the transition to running clears)
- * has its wait read in every copy, behind the test for a cancelled task
- * that the poll path makes anyway.  A ready poll is counted by
- * task_finish, behind the semaphore test its probe already makes, so
- * that no copy keeps a register live across the poll for it.
+ * @traced, @hist, @logged: the channels this copy reports the poll to
+ * (trace_poll_start), constants in each copy below.  A stamped task
+ * (TASK_STAMPED, which the transition to running clears) has its wait
+ * read in every copy, behind the test for a cancelled task that the poll
+ * path makes anyway.  A ready poll is counted by task_finish, behind the
+ * semaphore test its probe already makes, so that no copy keeps a
+ * register live across the poll for it.
  */
 static inline __attribute__((always_inline)) void
 run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, bool logged)
@@ -536,6 +519,7 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 	int widx = w ? (int)w->index : -1;
 	struct blitz_cx cx = { .task = t, .worker = w, .yielded = 0 };
 	uint64_t prev = task_transition_to_running(t);
+	struct trace_poll tp;
 
 	if (__builtin_expect(prev & (TASK_CANCELLED | TASK_STAMPED), 0)) {
 		if ((prev & TASK_CANCELLED) && task_shield(prev) == 0) {
@@ -548,56 +532,9 @@ run_task(struct blitz_worker *w, struct blitz_task *t, bool traced, bool hist, b
 			hist_stamp_read(w, t);
 	}
 	current_task = t;
-	if (traced)
-		TASK_PROBE(t, TASK_POLL_START, widx, (uint64_t)(uintptr_t)t,
-			   w ? w->run_source : SRC_HELPER);
-	/*
-	 * Both clocks start after task_poll_start's trap and stop before
-	 * task_poll_end's, so that a tracer on those probes (blitz-tasksrc,
-	 * schedlat per event) is not inside the poll times the others read:
-	 * with the trap inside, yield_many's polls read 1-2 us instead of
-	 * 16-31 ns (experiments/observer-effect).
-	 *
-	 * The poll's own clock runs only in the traced copy, for a traced task,
-	 * while task_poll_end listens (the summary histograms have their own
-	 * clock, in a timed tick).
-	 */
-	uint64_t poll_start = traced && BLITZ_TASK_POLL_END_ENABLED() && task_traced(t) ?
-			      clock_now_ns() : 0;
-	uint64_t hist_start = hist && w && (w->traced & TRACED_HIST) ?
-			      hist_poll_start(&w->hist) : 0;
-	/*
-	 * The logged copy runs only on a worker whose tick latched the log
-	 * (worker_run_task); the traced copy also on a helping thread.
-	 */
-	struct worker_events *log = !logged || !task_traced(t) ? NULL :
-				    traced ? poll_log(w, t) : &w->events;
-
-	if (log) {
-		events_room(log, 2);	/* the end's record: no flush inside the poll */
-		events_put(log, BLITZ_EVENT_POLL_START, tick_clock_now(),
-			   events_task_id(&t->trace_id), (uint64_t)(uintptr_t)t->vtable,
-			   !traced || w ? (unsigned)w->run_source : SRC_HELPER, (int)t->trace_seq);
-		if (traced && !w)
-			events_outside_publish(log);
-	}
+	trace_poll_start(&tp, w, t, traced, hist, logged);
 	enum blitz_poll r = t->vtable->poll(task_user(t), &cx);
-	uint64_t poll_ns = poll_start ? clock_now_ns() - poll_start : 0;
-
-	if (log) {
-		uint64_t end = tick_clock_now();	/* before any flush: the poll's own time */
-
-		events_room(log, 1);
-		events_put(log, BLITZ_EVENT_POLL_END, end, t->trace_id, 0, r == BLITZ_READY, -1);
-		if (traced && !w)
-			events_outside_publish(log);
-	}
-
-	if (hist_start)
-		hist_poll_timed(&w->hist, hist_start, r == BLITZ_READY);
-	if (traced)
-		TASK_PROBE(t, TASK_POLL_END, widx, (uint64_t)(uintptr_t)t, r == BLITZ_READY,
-			   poll_ns);
+	trace_poll_end(&tp, w, t, traced, r);
 	current_task = NULL;
 
 	if (r == BLITZ_READY) {
@@ -812,37 +749,13 @@ void worker_unpark(struct blitz_worker *w)
 		rt->io.backend->wake(&rt->io);
 }
 
-/*
- * unpark_waker - who woke @w, for the unpark probe: the notifier's index
- * (or WAKER_OUTSIDE) if the sleep consumed its notification (@notified);
- * WAKER_UNKNOWN if a notifier claimed @w as its sleep ended by itself (a
- * timeout): that notifier stores woken_by after its claim, so the value
- * there may still be an older waker's; WAKER_NONE if nobody claimed it.
- */
-static int unpark_waker(struct blitz_worker *w, int reason, bool notified)
-{
-	if (reason != UNPARK_NOTIFIED)
-		return WAKER_NONE;
-	if (!notified)
-		return WAKER_UNKNOWN;
-	/*
-	 * Relaxed: the sleep's acq_rel exchange consumed the notifier's
-	 * NOTIFIED (park_unpark, seq_cst), which it swapped in after storing
-	 * woken_by (runtime_notify_parked): that store is visible here.  (A
-	 * notification left over from an earlier claim that raced a timeout
-	 * may be the one consumed; then this may be that earlier waker: rare,
-	 * and only the probe sees it.)
-	 */
-	return atomic_load_explicit(&w->woken_by, memory_order_relaxed);
-}
-
 void worker_park(struct blitz_worker *w)
 {
 	struct blitz_runtime *rt = w->rt;
 	struct blitz_idle *idle = &rt->idle;
 	int reason, io_completions;
 	bool notified;
-	uint64_t timeout = rt->cfg.park_timeout_ns, slept_from, slept;
+	uint64_t timeout = rt->cfg.park_timeout_ns, slept_from;
 
 	/*
 	 * From here on, wakes on this thread go to the global queue (seq_cst:
@@ -902,14 +815,7 @@ void worker_park(struct blitz_worker *w)
 	/* What completed elsewhere is not held across our sleep. */
 	owned_drain(&rt->owned, w->index, &w->owned_local);
 	stat_inc(w, parks);
-	BLITZ_PARK((int)w->index, timeout);
-	hist_parked(w, timeout);
-	if (w->traced & TRACED_EVENTS) {
-		events_park(&w->events, timeout);
-		events_outside_wait();	/* another runtime's tasks it queued */
-	}
-	/* The sleep is timed only while a tracer listens to unpark or hist_snapshot. */
-	slept_from = (BLITZ_UNPARK_ENABLED() | hist_enabled()) ? clock_now_ns() : 0;
+	slept_from = trace_park(w, timeout);
 	notified = worker_sleep(w, timeout, &io_completions);
 	if (idle_unset_parked(idle, w->index)) {
 		/* Only the probe's reason: any order would do. */
@@ -922,12 +828,7 @@ void worker_park(struct blitz_worker *w)
 		w->searching = true;
 		reason = UNPARK_NOTIFIED;
 	}
-	slept = slept_from ? clock_now_ns() - slept_from : 0;
-	hist_woke(&w->hist, reason, slept);
-	BLITZ_UNPARK((int)w->index, reason, unpark_waker(w, reason, notified), slept);
-	if (w->traced & TRACED_EVENTS)
-		events_log(&w->events, BLITZ_EVENT_UNPARK, 0, 0, (unsigned)reason,
-			   unpark_waker(w, reason, notified));
+	trace_unpark(w, reason, notified, slept_from);
 out:
 	wake_park_end(w);
 	if (w->index == 0)	/* --- timers: awake, polls the wheel every tick --- */
