@@ -116,6 +116,7 @@ static void ring_start(struct worker_events *e, bool flight, size_t bytes)
 	event_ring_open(&e->ring, flight ? BLITZ_RING_OVERWRITE : BLITZ_RING_BLOCK);
 	e->ring_on = true;
 	e->buf = event_ring_commit(&e->ring, NULL, &e->log, 0);
+	e->len = e->buf->head.count;
 	event_ring_announce(&e->ring, 0);
 }
 
@@ -160,7 +161,7 @@ static void flush_now(struct worker_events *e)
 {
 	if (e->ring_on) {
 		e->buf = event_ring_commit(&e->ring, e->buf, &e->log, tick_clock_now());
-		e->len = 0;
+		e->len = e->buf->head.count;	/* a reader_wait record, or none */
 		e->last_flush = clock_now_ns();
 		return;
 	}
@@ -191,8 +192,10 @@ void events_finish(struct worker_events *e)
 {
 	if (e->len)
 		events_flush(e);
-	if (e->ring_on)
+	if (e->ring_on) {
 		e->buf = event_ring_settle(&e->ring, e->buf, &e->log, tick_clock_now());
+		e->len = e->buf->head.count;
+	}
 }
 
 void events_park(struct worker_events *e, uint64_t timeout_ns)

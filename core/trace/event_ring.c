@@ -16,6 +16,7 @@
 #include "../clock.h"
 #include "../probes.h"
 #include "event_ring.h"
+#include "tick_clock.h"
 
 /*
  * The process's rings, for the dump.  A flag, not a mutex: the dump may
@@ -80,7 +81,6 @@ int event_ring_create(struct event_ring *r, size_t bytes, int worker, unsigned w
 	r->bytes = bytes;
 	r->fd = fd;
 	r->logs = (uint32_t)logs;
-	shm->magic = BLITZ_EVENT_RING_MAGIC;
 	shm->version = BLITZ_EVENTS_VERSION;
 	shm->logs = (unsigned)logs;
 	shm->log_bytes = sizeof(struct blitz_event_log);
@@ -88,6 +88,11 @@ int event_ring_create(struct event_ring *r, size_t bytes, int worker, unsigned w
 	shm->workers = workers;
 	shm->pid = (unsigned)getpid();
 	shm->runtime = runtime;
+	/*
+	 * Release: a reader that finds the memfd in /proc before we are done
+	 * (it is there from memfd_create) sees the magic only after the rest.
+	 */
+	__atomic_store_n(&shm->magic, BLITZ_EVENT_RING_MAGIC, __ATOMIC_RELEASE);
 	rings_lock();
 	r->next = rings;
 	rings = r;
@@ -166,7 +171,7 @@ static void nap(unsigned *naps)
  * ran out does not wait again until the reader has moved.  Acquire on
  * consumed: the reader's reads of the slot are done before we overwrite it.
  */
-static bool room(struct event_ring *r)
+static bool room(struct event_ring *r, uint64_t *waited_ns)
 {
 	struct blitz_event_ring *shm = r->shm;
 	unsigned mode = __atomic_load_n(&shm->mode, __ATOMIC_RELAXED), naps = 0;
@@ -184,6 +189,7 @@ static bool room(struct event_ring *r)
 		consumed = __atomic_load_n(&shm->consumed, __ATOMIC_ACQUIRE);
 		if (r->produced - consumed < r->logs) {
 			r->stalled = false;
+			*waited_ns = clock_now_ns() - since;
 			return true;
 		}
 		if (clock_now_ns() - since >=
@@ -198,16 +204,18 @@ static bool room(struct event_ring *r)
 /*
  * next_log - where the worker's next records go: the next slot, its head
  * @scratch's (the worker's header) with seq 0 and the records dropped
- * before it; or, without room, @scratch itself, whose records will be
- * counted lost.  seq goes to 0 before anything else of the slot is
- * written (the release fence): a dump that copies the slot meanwhile
- * sees it change (event_ring_dump_fd).
+ * before it, and first a reader_wait record if the worker waited for the
+ * slot; or, without room, @scratch itself, whose records will be counted
+ * lost.  seq goes to 0 before anything else of the slot is written (the
+ * release fence): a dump that copies the slot meanwhile sees it change
+ * (event_ring_dump_fd).  The log's head.count is its records so far.
  */
 static struct blitz_event_log *next_log(struct event_ring *r, struct blitz_event_log *scratch)
 {
 	struct blitz_event_log *l;
+	uint64_t waited = 0;
 
-	if (!room(r)) {
+	if (!room(r, &waited)) {
 		__atomic_store_n(&scratch->head.count, 0, __ATOMIC_RELAXED);
 		return scratch;
 	}
@@ -221,6 +229,11 @@ static struct blitz_event_log *next_log(struct event_ring *r, struct blitz_event
 	l->head.lost_from = r->lost_from;
 	l->head.lost_to = r->lost_to;
 	r->lost = r->lost_from = r->lost_to = 0;
+	if (waited) {
+		l->rec[0] = (struct blitz_event){ .ticks = tick_clock_now(), .type = BLITZ_EVENT_READER_WAIT,
+						  .arg = waited, .peer = -1 };
+		__atomic_store_n(&l->head.count, 1, __ATOMIC_RELEASE);
+	}
 	return l;
 }
 

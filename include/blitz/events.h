@@ -50,6 +50,8 @@ enum blitz_event_type {
 	BLITZ_EVENT_STEAL,		/* arg: tasks taken; peer: the victim */
 	BLITZ_EVENT_PARK,		/* arg: the sleep's limit, ns */
 	BLITZ_EVENT_UNPARK,		/* code: UNPARK_*; peer: the waker (-1: outside or none) */
+	BLITZ_EVENT_READER_WAIT,	/* the worker waited arg ns for the ring's reader to free a slot
+					   (BLITZ_RING_BLOCK): the tracer's own cost, in the log */
 	BLITZ_EVENT_TYPES
 };
 
