@@ -86,8 +86,8 @@ static int epoll_submit(struct blitz_io *io, struct blitz_io_op *op, bool *done)
  * queue), so that what it wakes does not overflow the queue: the events
  * left stay in the kernel's ready list, in their order, for the next
  * reap.  (An overflow sends the queue's oldest half to the global queue,
- * behind everything queued there: at 1,000 echo connections 17% of the
- * tasks went that way, and p99 was 20x p50.)
+ * behind everything queued there, which made the tail at 1,000 echo
+ * connections unfair: docs/io.md, "Fairness at 1,000 connections".)
  */
 static int epoll_reap(struct blitz_io *io, uint64_t timeout_ns, unsigned max)
 {

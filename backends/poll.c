@@ -168,9 +168,10 @@ static int serve(struct blitz_io *io, struct poll_priv *p, size_t n, unsigned ma
  * holds the active list, newest first (an entry joins at the head when
  * armed and leaves when nothing waits on it), so it is scanned from its
  * end: the descriptors armed longest ago first.  The events left over
- * are served by the next reaps, before the next poll(): a poll() of 1,000
- * descriptors per run-queue's room cost 27% more CPU per echo message
- * than one per every ready descriptor.  Those events may be stale by
+ * are served by the next reaps, before the next poll(): a poll() of every
+ * descriptor per run-queue's room costs more CPU per message than one per
+ * every ready descriptor (docs/io.md, "Fairness at 1,000 connections").
+ * Those events may be stale by
  * then, which costs an operation a try (dispatch); what was armed since
  * waits for the next poll(), behind them.
  */

@@ -237,9 +237,9 @@ static __attribute__((noinline, cold)) int lapped_whole(struct blitz_broadcast_r
 }
 
 /*
- * The hot path is the lines below and a copy of one word (callgrind,
- * sync-bench broadcast_send_recv4: 69 instructions a receive with the rare
- * outcomes inline, where registers for them were saved on every call).
+ * The hot path is the lines below and a copy of one word; the rare
+ * outcomes are out of line, where inline the registers for them were
+ * saved on every call (callgrind over sync-bench's broadcast_send_recv4).
  */
 int blitz_broadcast_try_recv(struct blitz_broadcast_rx *rx, void *elem, uint64_t *missed)
 {

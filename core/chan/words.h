@@ -61,8 +61,8 @@ static __attribute__((noinline, unused)) void words_load_n(void *dst, _Atomic ui
  * words_store, words_load - copy @size bytes.  One word (a u64, a pointer:
  * what most channels carry) is a single access inline; other sizes loop
  * out of line, so that a caller's hot path does not save registers for
- * the loop (callgrind, sync-bench broadcast_send_recv4: a receive of 8
- * bytes took 69 instructions with the loop inline, 20 of them the copy).
+ * the loop (callgrind over sync-bench's broadcast_send_recv4: with the
+ * loop inline, the copy was a large share of an 8-byte receive).
  */
 static inline void words_store(_Atomic uint64_t *dst, const void *src, size_t size)
 {

@@ -149,7 +149,7 @@ static const struct env_choice wake_choices[] = {
 /*
  * env_backend - BLITZ_BACKEND, if set, must name a backend (the names are
  * blitz_backend_name()'s): that one into *@out.  -1 with "BLITZ_BACKEND=value:
- * expected auto, io_uring, epoll or poll" in @err if it names none.
+ * expected auto, io_uring, ..." (every name) in @err if it names none.
  */
 static int env_backend(enum blitz_io_backend *out, char *err, size_t errlen)
 {
@@ -275,7 +275,7 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 		return -EINVAL;
 	}
 	if (!blitz_backend_name(cfg->backend)) {
-		snprintf(err, errlen, "backend=%d: BLITZ_BACKEND_AUTO, _IO_URING, _EPOLL or _POLL", cfg->backend);
+		snprintf(err, errlen, "backend=%d: not a value of enum blitz_io_backend", cfg->backend);
 		return -EINVAL;
 	}
 	if (cfg->max_blocking_threads > BLITZ_BLOCKING_THREADS_LIMIT) {

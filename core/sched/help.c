@@ -4,12 +4,12 @@
  * thread (which could wait for a task queued behind it on this very
  * worker), the worker runs its own loop (find_work: LIFO slot, ring,
  * global queue, steals; timers, I/O, parking) inside the join until the
- * target completes (seed 002's helpUntilComplete; docs/scheduler.md,
- * "Joining from a worker").
+ * target completes (the blitz-io design's helpUntilComplete;
+ * docs/scheduler.md, "Joining from a worker").
  *
  * A target in the worker's LIFO slot (spawned just before the join) is
  * polled at once, without a tick around it (worker_poll_lifo): the
- * seed's spawn-and-join that costs about an inline call.
+ * design's spawn-and-join that costs about an inline call.
  *
  * A task polled inside a join runs on top of the joiner's stack: the
  * joiner resumes only after that poll returns.  What this costs and how

@@ -19,9 +19,9 @@
  *    same worker unlinks in one go at its next tick or park, or as it
  *    exits.  The program's thread that spawns from outside and the
  *    worker that runs its tasks took the lock in turns, one task at a
- *    time, and the loser of each round spun and yielded: at one worker a
- *    burst of 100 spawns from outside took 1.6x as long (burst_wake;
- *    experiments/peers/README.md, History 2026-11-29 16:45).  The outside
+ *    time, and the loser of each round spun and yielded, which slowed a
+ *    burst of spawns from outside at one worker (docs/scheduler.md,
+ *    "Known limits").  The outside
  *    shard's own spawner is not a worker and may never wait for the
  *    runtime again, so it is the completing worker, not the spawner,
  *    that drains.
@@ -33,7 +33,7 @@
  * drain: behind a long poll of the draining worker as long as the poll,
  * and for a push onto a done stack that comes after the drain before a
  * park, until the spawner wakes (a park timeout at most).
- * Measurements: experiments/task-alloc/README.md, History 2026-11-29.
+ * Measured: experiments/task-alloc/NOTEBOOK.md, "History".
  *
  * Invariants: a task on a shard's list is alive (the scheduler's
  * reference is dropped only after the unlink); a task on a done stack or

@@ -219,9 +219,10 @@ void runtime_notify_parked(struct blitz_runtime *rt, int waker)
 	 * and returns from that sleep without waiting again (each backend's
 	 * reap waits once, then dispatches), so it needs no wake.  The wake
 	 * cost a futex call, an eventfd write, and an extra return from the
-	 * next epoll_wait with the eventfd's read: 4 of the 8.8 syscalls per
-	 * message of an epoll echo server at one connection.  reaping_asleep
-	 * is the notifier's own flag (waker is the calling worker's index).
+	 * next epoll_wait with the eventfd's read: almost half the syscalls
+	 * an epoll echo server made per message at one connection (docs/io.md,
+	 * "Who waits for completions").  reaping_asleep is the notifier's own
+	 * flag (waker is the calling worker's index).
 	 * The notification itself is still written, without the futex wake,
 	 * so that the sleep's end consumes it as any other and the unpark
 	 * probe names the waker (itself) instead of "unknown" (seq_cst, as

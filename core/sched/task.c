@@ -305,8 +305,8 @@ void blitz_shield_exit(struct blitz_cx *cx)
  * Two copies: schedule_traced() fires the probe, and is taken only while a
  * tracer holds task_schedule's semaphore; the untraced path has no probe
  * site, so it keeps its tail calls and needs no stack frame (a probe whose
- * arguments live across the call cost ~12 instructions per wake: callgrind,
- * docs/probes.md "What an unattached probe costs").
+ * arguments live across the call costs instructions on every wake:
+ * docs/probes.md, "What an unattached probe costs").
  */
 static inline __attribute__((always_inline)) void
 schedule_on(struct blitz_worker *w, struct blitz_task *t, bool yield, bool traced)
@@ -498,8 +498,8 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 		   w ? worker_local_dest(w, false) : DEST_GLOBAL);
 	/*
 	 * A thread that is not a worker, while a tracer listens: the summary
-	 * mode's countdown inline (a call per spawn cost spawn_many_remote 2%
-	 * of its time), its own log behind the semaphore.
+	 * mode's countdown inline (a call per spawn showed in
+	 * spawn_many_remote's time), its own log behind the semaphore.
 	 */
 	if (w ? w->traced & (TRACED_HIST | TRACED_EVENTS) : hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED()) {
 		if (w) {

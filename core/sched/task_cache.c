@@ -10,7 +10,7 @@
  * so a class's block costs malloc no more than the task's own size would,
  * and a miss on a small task still lands in malloc's fast bins (rounding
  * up to coarser classes moved the 88-byte tasks of spawn_many_local out of
- * them and cost about 170 instructions per task).  A thread keeps at most
+ * them, and cost them malloc's slower path).  A thread keeps at most
  * TASK_CACHE_BLOCKS blocks of at most 520 bytes that it freed itself
  * (130 KiB), and whatever it took from a depot (at most TASK_DEPOT_BYTES
  * per class) until it spawns them.

@@ -13,8 +13,8 @@
  *     only when the tasks it leaves, times this worker's EWMA poll time,
  *     reach wake_min_backlog_ns (or the ring overflowed): a backlog that
  *     this worker runs before a woken one could start (a futex wake, a
- *     context switch, cold caches: 10-15 us on our machines) is left to
- *     it, and its tasks stay on one CPU.  The EWMA is a prediction: a
+ *     context switch, cold caches: docs/scheduler.md, "Why `backlog`")
+ *     is left to it, and its tasks stay on one CPU.  The EWMA is a prediction: a
  *     task queued behind a poll that runs far longer than the average
  *     waits for that poll, or for a sleeper's park timeout (10 ms by
  *     default).  Nothing else differs from eager.
@@ -74,7 +74,7 @@ static inline bool awake_too_long(struct blitz_worker *v, uint64_t now)
  * start time?  Otherwise it keeps up: with a ring per worker, a woken
  * worker would take half the connections into its own ring, and on a
  * machine with fewer cores than runnable threads they then wait whenever
- * it is preempted (measured: experiments/peers/README.md, History).
+ * it is preempted (docs/scheduler.md, "Why `bounded` exists").
  * Inline, unlike the rest of bounded: it runs on every such push.
  */
 static inline bool wake_bounded_local_push(struct blitz_worker *w, size_t n)

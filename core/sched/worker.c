@@ -34,7 +34,7 @@
 /*
  * initial-exec: libblitz is linked, not dlopen()ed late, so its TLS is in
  * the static block and an access is one %fs-relative load instead of a
- * __tls_get_addr() call (which showed at 7% of chained_spawn).
+ * __tls_get_addr() call (which showed in chained_spawn's profile).
  */
 __thread struct blitz_worker *current_worker __attribute__((tls_model("initial-exec")));
 __thread struct blitz_task *current_task __attribute__((tls_model("initial-exec")));
@@ -144,8 +144,8 @@ static bool should_notify_others(struct blitz_worker *w, bool overflowed)
  * overflow fires, and a burst of wakes or spawns (@evicted: the push was
  * the LIFO slot's occupant, pushed out by the task now there) may have
  * that task stamped while collecting (hist_burst).  Out of line, so that
- * the push path keeps no more registers than it did without it (+4
- * instructions per yield inline, callgrind).
+ * the push path keeps no more registers than it did without it (inline,
+ * it added instructions to every yield).
  */
 static __attribute__((noinline, cold)) void
 ring_overflowed(struct blitz_worker *w, enum queue_push_result r, bool evicted)
@@ -464,9 +464,8 @@ static inline struct blitz_task *found(struct blitz_worker *w, struct blitz_task
  * and the last global check): not poll time, so not part of the EWMA
  * sample (Tokio stops its poll-time clock around the steal phase too).
  * Inlined into both copies of tick(), as lifo_take: with two callers gcc
- * kept both out of line, which cost the run loop ~29 instructions a poll
- * (tools/measure-instructions, yield_many untraced: 254.2, against 225.1
- * before the join's copy; 225.8 inlined).
+ * kept both out of line, which cost the run loop instructions on every
+ * poll (tools/measure-instructions shows it).
  */
 static inline __attribute__((always_inline)) struct blitz_task *find_work(struct blitz_worker *w, int *source, uint64_t *search_ns)
 {
@@ -905,10 +904,9 @@ static inline void log_tick(struct blitz_worker *w, uint64_t now_ns)
  * tick (helped_ns, which help.c keeps: those polls are sampled by the
  * nested ticks that ran them).  The polls a join's fast path ran
  * (inline_polls) stay in, and are counted.  With the reaping and the
- * submission in, an echo server's EWMA read 84 times its mean poll time on
- * io_uring and 4 times on epoll (blitz-ewma against blitz-polltime on one
- * run), and every global-queue interval and automatic histogram period
- * derived from it was that much off.
+ * submission in, an echo server's EWMA read many times its mean poll time
+ * (docs/scheduler.md, "Decisions": EWMA), and every global-queue interval
+ * and automatic histogram period derived from it was that much off.
  */
 static inline __attribute__((always_inline)) uint32_t
 tick(struct blitz_worker *w, const struct blitz_task *until)

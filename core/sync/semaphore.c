@@ -153,8 +153,9 @@ static void add_available(struct blitz_semaphore *s, uint32_t n)
  * available, and once the queue is empty WAITERS is cleared (even with
  * nothing left to add).  Drops and retakes the lock to wake full batches.
  * Inline in its two callers: called, with the wait queue's functions
- * called from it, a mutex hand-off took 424 instructions, 373 inline
- * (experiments/sync-handoff).
+ * called from it, a mutex hand-off took more instructions (measured with
+ * experiments/sync-handoff: experiments/peers/NOTEBOOK.md, "2026-11-27
+ * 10:45-11:14: the wait queue inline").
  */
 static inline __attribute__((always_inline)) void
 assign(struct blitz_semaphore *s, uint32_t n, struct wake_batch *b)

@@ -227,8 +227,9 @@ static inline void wq_probe_wait(const struct blitz_waitq *q, const void *prim,
  * from the stamp taken when it queued, 0 if tracing started meanwhile),
  * then wake it.  The batch is empty afterwards.  Inline, with the
  * queue's other per-op functions above: a mutex hand-off called five of
- * them from semaphore.c, 51 of its 424 instructions
- * (experiments/sync-handoff; 373 inline).
+ * them from semaphore.c, a good share of its instructions (measured with
+ * experiments/sync-handoff: experiments/peers/NOTEBOOK.md, "2026-11-27
+ * 10:45-11:14: the wait queue inline").
  */
 static inline __attribute__((always_inline)) void batch_wake(struct wake_batch *b)
 {

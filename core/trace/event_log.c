@@ -464,8 +464,8 @@ static struct worker_events *outside_new(void)
 /*
  * outside_tick - flush @e if its newest record is BLITZ_EVENT_FLUSH_NS
  * after its last flush (head.flushed): a worker's tick test, but with no
- * clock read (clock_now_ns was 25 ns a record), so a record that comes
- * after a long quiet stretch flushes at the next one.  A stamp behind
+ * clock read of its own (it would cost every record), so a record that
+ * comes after a long quiet stretch flushes at the next one.  A stamp behind
  * the last flush's (another CPU's TSC, a few ns apart) is not late.
  */
 static void outside_tick(struct worker_events *e)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/trace/event_log.h - each worker's event log (issue 16): the
- * per-event mode without a trap per event.  While a tracer holds
+ * core/trace/event_log.h - each worker's event log (docs/probes.md, "The
+ * event log"): the per-event mode without a trap per event.  While a
+ * tracer holds
  * event_flush's semaphore (latched per tick: TRACED_EVENTS), a worker
  * writes a 32-byte record of each spawn and schedule it makes, each
  * poll's start and end, each steal, park and unpark into a log in its own

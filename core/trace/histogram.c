@@ -4,12 +4,12 @@
  * what a hook records while hist_snapshot's semaphore is held, and the
  * snapshot probe.
  *
- * Cost model (issue 16): a probe hit costs 550-1,700 ns, a scheduling event
- * 10-100 ns.  So every event is counted here, in the worker's memory, and
+ * Cost model (docs/probes.md, "Cost"): a probe hit costs ten times a
+ * scheduling event or more.  So every event is counted here, in the worker's memory, and
  * the tracer is called only at hist_snapshot (at a park at most every
  * HIST_SNAPSHOT_PARK_NS, at a tick after HIST_SNAPSHOT_NS without one, and
  * at exit).  The clock is tick_clock.h's (rdtsc where the TSC is
- * invariant, about half of clock_gettime here).  Even rdtsc
+ * invariant, cheaper than clock_gettime).  Even rdtsc
  * is about a yield's cost, so poll time and schedule latency are timed in
  * one tick in N (BLITZ_HIST_SAMPLE; by default each worker's N follows
  * its poll time), and the values of a timed tick stand for the polls until
@@ -389,12 +389,11 @@ void hist_exit(struct blitz_worker *w)
  * (@tick_ns), then an average of weight 1/4 over its untimed ticks (a
  * timed tick's polls are slower by the timing), and over every tick while
  * the period is 1 (else a long first tick, a burst's spawner, held the
- * period at 1 for good: spawn_many_local ran 2x slower traced).  Not the
+ * period at 1 for good, and the traced run twice as slow).  Not the
  * scheduler's EWMA: that starts at 50 us (worker.c) and moves a tenth of
  * the way per tick, so a program traced from its start timed every tick
  * for its first 15 ticks with polls and most of the next 40, which in a
- * short run was most of its ticks (chained_spawn: 8 ticks with polls in a
- * one-iteration run; a traced process paid ~0.2 ms for it).
+ * short run was most of its ticks.
  */
 void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns, uint64_t tick_ns)
 {

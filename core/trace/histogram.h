@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/trace/histogram.h - each worker's summary histograms (issue 16):
- * collected only while a tracer holds hist_snapshot's semaphore, in the
+ * core/trace/histogram.h - each worker's summary histograms
+ * (docs/probes.md, "Summary histograms"): collected only while a tracer holds hist_snapshot's semaphore, in the
  * worker's own memory, and handed out at hist_snapshot (the layout is
  * include/blitz/histograms.h).
  *
@@ -25,8 +25,8 @@
  * Bursts: tick sampling misses schedules that cluster in one tick.  A
  * poll that spawns 10,000 tasks queues them all in its tick; when that
  * tick is not the timed one, later ticks' few short waits stood for them
- * (spawn_many_local's and spawn_await's p50 read 6-8 log2 buckets low).
- * So while collecting, a ring that overflows in a tick that is not timed
+ * and the wait histogram read far too low (docs/probes.md, "Summary
+ * histograms", which has the measurement).  So while collecting, a ring that overflows in a tick that is not timed
  * (a slow path: half the ring moves to the global queue) has the task in
  * the LIFO slot that pushed it out stamped (hist_burst), standing
  * for the QUEUE_HALF schedules since the last overflow: one stamp per
@@ -63,33 +63,26 @@ struct blitz_task;
 /*
  * Snapshots while running: a worker about to park fires one if its last is
  * HIST_SNAPSHOT_PARK_NS old, a worker at a tick only if its last is
- * HIST_SNAPSHOT_NS old (one that never parks).  A snapshot costs each
- * attached summary tool ~9 us of BPF run time (its program copies and
- * merges the histograms; kernel.bpf_stats_enabled, blitz-polltime on
- * yield_many: 2.1 ms over 244 runs) plus the trap: about 60 us with six
- * tools, which delays whatever the worker would run next.  Taken at a
- * woken worker's first tick it delayed the burst the worker woke for:
- * with a snapshot every 20 ms at ticks and parks alike, burst_wake's
- * wake-latency p99 read 3.96x untraced, 1.07x once taken before a park
- * (medians of 30 pairs, one pinned worker, six summary tools).  A park
- * can fall inside a burst too (a worker sharing its CPU with the spawner
- * parks between its spawns), so they are also rare: with 10 and 40 ms
- * burst_wake's iteration time read 1.02-1.07x untraced, with 100 and 200
- * ms 0.99-1.01x (two runs each, 11 pairs;
- * experiments/observer-effect/README.md, "History: tools/measure-modes").
- * The price: a running tool's view lags by up to 200 ms (what it reads at
- * the worker's exit is exact).
+ * HIST_SNAPSHOT_NS old (one that never parks).  A snapshot is a trap
+ * plus each attached summary tool's BPF copy and merge of the histograms,
+ * which delays whatever the worker would run next: taken at a woken
+ * worker's first tick it would delay the burst the worker woke for, so it
+ * is taken before a park; and a park can fall inside a burst too (a worker
+ * sharing its CPU with the spawner parks between its spawns), so they are
+ * also rare.  The price: a running tool's view lags by up to 200 ms (what
+ * it reads at the worker's exit is exact).  What a snapshot costs, and the
+ * intervals tried: docs/probes.md, "Summary histograms";
+ * experiments/observer-effect/README.md, "History: tools/measure-modes".
  */
 #define HIST_SNAPSHOT_PARK_NS	100000000ull
 #define HIST_SNAPSHOT_NS	200000000ull
 
 /*
  * What a sampled event costs beyond a plain one, in ns: the out-of-line
- * timed poll and the stamped schedule with their clock reads (callgrind,
- * every tick timed: 250-270 instructions more per event than untraced on
- * yield_many, chained_spawn, spawn_many_local, plus four rdtsc of 10-30
- * ns; docs/probes.md).  The automatic period keeps the timed
- * ticks' extra cost near 1% of the time between them.
+ * timed poll and the stamped schedule with their clock reads (measured
+ * with every tick timed: docs/probes.md, "Summary histograms").  The
+ * automatic period keeps the timed ticks' extra cost near 1% of the time
+ * between them.
  */
 #define HIST_SAMPLE_COST_NS	100u
 /*

@@ -2,8 +2,8 @@
 /*
  * core/trace/tick_clock.h - the cheap clock of the tracing paths (the
  * summary histograms' stamps and timed polls, the event log's records):
- * rdtsc where the CPU says its TSC is invariant (10 ns here, against 25
- * for clock_gettime), else CLOCK_MONOTONIC in ns.  Its ticks convert to
+ * rdtsc where the CPU says its TSC is invariant (cheaper than
+ * clock_gettime), else CLOCK_MONOTONIC in ns.  Its ticks convert to
  * ns with a factor measured once against CLOCK_MONOTONIC, at the first
  * attach of a tracer (tick_clock_calibrate).
  *

@@ -91,7 +91,7 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " [--backend io_uring|epoll|poll] [--workers N] [--connections N]\n"
+		"usage: " PROG " [--backend NAME] [--workers N] [--connections N]\n"
 		"                  [--size BYTES] [--duration SECONDS] [--warmup SECONDS]\n"
 		"                  [--client-threads N] [--listen ADDRESS] [--label NAME]\n"
 		"                  [--server-only | --client-only ADDRESS]\n"
@@ -100,6 +100,7 @@ static void usage(FILE *f)
 		"                         address, run until SIGINT/SIGTERM or EOF on stdin\n"
 		"  --client-only ADDRESS  measure the echo server at ADDRESS; --label names it\n"
 		"                         in the JSON, --backend/--workers describe it\n"
+		"  --backend NAME         an I/O backend, as sched-bench --list-backends names them\n"
 		"Defaults: --workers 2 --connections 100 --size 64 --duration 5 --warmup 1\n"
 		"          --client-threads 1, the backend from BLITZ_BACKEND (else the first\n"
 		"          that works).\n");

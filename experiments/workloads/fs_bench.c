@@ -68,7 +68,7 @@ static void die(const char *what)
 
 struct opts {
 	struct blitz_config cfg;
-	enum blitz_io_backend backend[3];
+	enum blitz_io_backend backend[MAX_LIST];	/* distinct: at most one per backend */
 	int nbackends;
 	long block[MAX_LIST];
 	int nblocks;
@@ -141,6 +141,10 @@ static int parse_backends(const char *v, enum blitz_io_backend *out)
 				fprintf(stderr, PROG ": --backend %s: %s twice\n", v, tok);
 				exit(2);
 			}
+		if (n == MAX_LIST) {
+			fprintf(stderr, PROG ": --backend: at most %d values\n", MAX_LIST);
+			exit(2);
+		}
 		out[n++] = b;
 	}
 	if (!n) {

@@ -443,7 +443,8 @@ enum blitz_poll blitz_oncecell_get_or_init_poll(struct blitz_oncecell *c,
  * Return: true with *@out set, or false (uninitialized or initializing).
  *
  * Inline: the hot path of a cell is this one load, and a call into the
- * shared library cost 5x the load (sync-bench oncecell_get).  Acquire:
+ * shared library costs several times the load (sync-bench's oncecell_get:
+ * docs/sync.md, "sync-bench: blitz against Tokio").  Acquire:
  * pairs with the release store of INITIALIZED in core/sync/oncecell.c, so
  * the value written before it is complete.  Expected initialized: a cell
  * is read far more often than it is empty, and without the hint gcc laid

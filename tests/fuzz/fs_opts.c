@@ -7,7 +7,8 @@
  * The input is an argument list, one word per NUL- or newline-separated
  * piece.  A bad option exits 2 (returning here, bench_exit.h).
  * Properties: only --help exits 0 and nothing else but 2; a parse that
- * returns leaves one to three distinct named backends, one to MAX_LIST
+ * returns leaves one or more distinct named backends (no more than the
+ * library names: blitz_backend_name() counted up to NULL), one to MAX_LIST
  * block sizes (multiples of MIN_BLOCK up to MAX_BLOCK) and task counts
  * (1 to MAX_TASKS), and a size, iteration and warm-up count in range.
  */
@@ -18,9 +19,18 @@ int fs_bench_main(int argc, char **argv);
 #include "../../experiments/workloads/fs_bench.c"
 #undef main
 
+static int nr_backends(void)
+{
+	int n = 0;
+
+	while (blitz_backend_name((enum blitz_io_backend)(BLITZ_BACKEND_AUTO + 1 + n)))
+		n++;
+	return n;
+}
+
 static void check(const struct opts *o)
 {
-	FUZZ_CHECK(o->nbackends >= 1 && o->nbackends <= 3);
+	FUZZ_CHECK(o->nbackends >= 1 && o->nbackends <= nr_backends());
 	for (int i = 0; i < o->nbackends; i++) {
 		FUZZ_CHECK(o->backend[i] != BLITZ_BACKEND_AUTO && blitz_backend_name(o->backend[i]));
 		for (int k = 0; k < i; k++)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs-paths.sh - the documentation points at things that exist: every
-# source path named in docs/*.md, README.md and the READMEs of experiments/,
-# tools/ and tests/model/ exists in the tree, and every reference of the
+# source path named in docs/*.md, README.md, the READMEs and NOTEBOOKs of
+# experiments/ (and the peers' READMEs), tools/ and tests/model/ exists in
+# the tree, and every reference of the
 # form `FILE.md, "Section"` (in those documents and in source comments)
 # names a heading of that file.  Placeholders (NAME, *, {a,b}) and build
 # outputs (build/..., $(O)/..., include/generated/) are not checked.
@@ -13,6 +14,7 @@ python3 - <<'PY'
 import glob, os, re, subprocess, sys
 
 docs = sorted(glob.glob("docs/*.md") + ["README.md"] + glob.glob("experiments/*/README.md")
+              + glob.glob("experiments/*/NOTEBOOK.md") + glob.glob("experiments/peers/*/README.md")
               + ["tools/README.md", "tests/model/README.md", "papers/README.md"])
 tops = "core|docs|tools|backends|include|experiments|tests|scripts|probes|configs|papers"
 # A path starts a word (not after '/', '$', '.', '-' or a letter: that would
@@ -32,7 +34,7 @@ for f in docs:
                 bad.append(f"{f}:{n}: {p} does not exist")
 
 # `FILE.md, "Section"`, possibly across a line break (and a comment's " * ").
-ref_re = re.compile(r"((?:docs/|experiments/[\w-]+/|tests/model/|tests/|tools/)?[\w-]+\.md),\s+(?:\*\s+)?\"([^\"]+)\"")
+ref_re = re.compile(r"((?:docs/|experiments/(?:[\w-]+/)+|tests/model/|tests/|tools/)?[\w-]+\.md),\s+(?:\*\s+)?\"([^\"]+)\"")
 try:
     files = subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.split()
 except OSError:

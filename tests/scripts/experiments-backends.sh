@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # experiments-backends.sh - experiments/backends in quick mode: the echo
-# server on io_uring, epoll and poll: every run echoed with its percentiles
+# server on each backend: every run echoed with its percentiles
 # in order, the plots, and the slowdown it states.
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"

@@ -2,7 +2,7 @@
 # fs-bench.sh - fs-bench runs tiny on every backend and prints one valid
 # JSON line per backend, block size and task count: the fields, numbers
 # above 0, percentiles in order, the reads where docs/fs.md says they run
-# (io_uring's own on io_uring, the pool on epoll and poll), a warm cache;
+# (io_uring's own on io_uring, the pool on every other backend), a warm cache;
 # --cold drops it (where the filesystem can); its file is removed; bad
 # options exit 2.  Numbers only: no timing checks.
 set -euo pipefail
@@ -25,7 +25,6 @@ need = {"runtime": str, "bench": str, "workers": int, "backend": str, "via": str
         "iters": int, "median_ns": int, "min_ns": int, "ns_per_op": float,
         "mb_per_sec": float, "ops_per_sec": float, "p50_ns": int, "p99_ns": int,
         "p999_ns": int, "max_ns": int, "cached_pct": float}
-via = {"io_uring": "io_uring", "epoll": "pool", "poll": "pool"}
 fail, backends = 0, []
 for line in open(path):
     r = json.loads(line)
@@ -43,7 +42,7 @@ for line in open(path):
         print(f"FAIL {what}: out of order: {line.strip()}"); fail = 1
     if r["ops"] != -(-r["file_bytes"] // r["block_bytes"]):
         print(f"FAIL {what}: {r['ops']} ops for {r['file_bytes']} bytes"); fail = 1
-    if r["via"] != via.get(r["backend"]):
+    if r["via"] != ("io_uring" if r["backend"] == "io_uring" else "pool"):
         print(f"FAIL {what}: reads ran via {r['via']}"); fail = 1
     if not 0 <= r["cached_pct"] <= 100 or (cache == "warm" and r["cached_pct"] < 50):
         print(f"FAIL {what}: cached_pct {r['cached_pct']} with a {cache} cache"); fail = 1
@@ -54,15 +53,17 @@ sys.exit(fail)
 PY
 }
 
-# Warm: 3 backends x 2 block sizes x 2 task counts, minus the unavailable.
-"$bin" --backend io_uring,epoll,poll --size 1M --block 4K,64K --tasks 1,4 --iters 2 --warmup 1 \
+# Warm: every backend (from the program) x 2 block sizes x 2 task counts,
+# minus the unavailable.
+backends=$("$obj/bin/sched-bench" --list-backends)
+"$bin" --backend "$(echo "$backends" | paste -sd, -)" --size 1M --block 4K,64K --tasks 1,4 --iters 2 --warmup 1 \
 	--dir "$tmp" > "$tmp/warm.json" 2> "$tmp/warm.err" || { bad "fs-bench exited $?: $(cat "$tmp/warm.err")"; exit 1; }
 ran=$(check "$tmp/warm.json" warm | tail -n 1) || { cat "$tmp/warm.json"; bad "warm lines"; }
 n=$(wc -l < "$tmp/warm.json")
 nb=$(echo "$ran" | wc -w)
 [ "$nb" -gt 0 ] && [ "$n" -eq $((nb * 4)) ] && ok "warm: $n lines, backends $ran" ||
 	bad "warm: $n lines for backends '$ran': $(cat "$tmp/warm.err")"
-for b in $("$obj/bin/sched-bench" --list-backends); do
+for b in $backends; do
 	case " $ran " in *" $b "*) ;; *) grep -q "$b is not available" "$tmp/warm.err" &&
 		echo "skip $b: $(grep "$b is not available" "$tmp/warm.err")" || bad "$b: no lines, no reason"
 	esac

@@ -94,10 +94,14 @@ void test_wait_until_asleep(struct blitz_runtime *rt, unsigned w)
 	}
 }
 
-const enum blitz_io_backend test_backend_kinds[TEST_BACKENDS] = {
-	BLITZ_BACKEND_IO_URING, BLITZ_BACKEND_EPOLL, BLITZ_BACKEND_POLL,
-};
-const char *const test_backend_names[TEST_BACKENDS] = { "io_uring", "epoll", "poll" };
+int test_backend_count(void)
+{
+	int n = 0;
+
+	while (test_backend_name(n))
+		n++;
+	return n;
+}
 
 /* A runtime of @workers on @backend (BLITZ_BACKEND_AUTO: leave the default). */
 static struct blitz_runtime *runtime_of(unsigned workers, enum blitz_io_backend backend)
@@ -116,7 +120,7 @@ static struct blitz_runtime *runtime_of(unsigned workers, enum blitz_io_backend 
 
 struct blitz_runtime *test_runtime_on(int i)
 {
-	return runtime_of(2, test_backend_kinds[i]);
+	return runtime_of(2, test_backend_kind(i));
 }
 
 struct blitz_runtime *test_runtime(unsigned workers)

@@ -29,7 +29,7 @@ static bool have;
 
 static void open_backend(int i)
 {
-	have = io_driver_init(&io, NULL, test_backend_kinds[i], true) == 0 && io.backend->kind == test_backend_kinds[i];
+	have = io_driver_init(&io, NULL, test_backend_kind(i), true) == 0 && io.backend->kind == test_backend_kind(i);
 	if (!have && io.backend)
 		io_driver_deinit(&io);
 }
@@ -50,7 +50,7 @@ START_TEST(read_waits_then_completes)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));	/* nothing to read yet */
@@ -78,7 +78,7 @@ START_TEST(socket_ops_and_errors)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
 	blitz_io_prep_send(&op, sv[0], "abc", 3, 0);
 	now = io_submit_op(&io, &op, c_clone(&c));
@@ -124,7 +124,7 @@ START_TEST(cancel_pending)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));
@@ -161,7 +161,7 @@ START_TEST(wake_interrupts_blocking_reap)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	blitz_io_prep_read(&op, fds[0], buf, sizeof(buf), -1);	/* something to wait for */
 	ck_assert(!io_submit_op(&io, &op, c_clone(&c)));
@@ -192,7 +192,7 @@ START_TEST(many_waiters_fifo_and_exactly_once)
 
 	open_backend(_i);
 	if (!have)
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
 	for (int k = 0; k < N; k++) {
 		blitz_io_prep_recv(&ops[k], sv[1], bufs[k], 1, 0);
@@ -213,7 +213,7 @@ START_TEST(many_waiters_fifo_and_exactly_once)
 	for (int k = 0; k < N; k++)
 		ck_assert_int_eq(seen[k], 1);
 	/* The readiness backends deliver in submission order. */
-	if (test_backend_kinds[_i] != BLITZ_BACKEND_IO_URING)
+	if (test_backend_kind(_i) != BLITZ_BACKEND_IO_URING)
 		for (int k = 0; k < N; k++)
 			ck_assert_int_eq(bufs[k][0], k);
 	close(sv[0]);

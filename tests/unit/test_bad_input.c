@@ -41,7 +41,10 @@ static const struct blitz_task_vtable ready_vt = BLITZ_TASK_VTABLE(ready, NULL);
 START_TEST(backend_name_out_of_range_is_null)
 {
 	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)-1));
-	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)BLITZ_BACKEND_POLL + 1));
+	/* Past the last name nothing is named (a hole would hide a backend from a count up to NULL). */
+	for (int k = 0; k < 4; k++)
+		ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)(BLITZ_BACKEND_AUTO + 1 +
+									     TEST_BACKENDS + k)));
 	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)INT32_MAX));
 }
 END_TEST

@@ -96,7 +96,7 @@ START_TEST(io_ops_on_a_bad_descriptor_are_ebadf)
 			ck_assert_msg(res == -EOPNOTSUPP, "%s: %d", name, res);
 		else
 			ck_assert_msg(res == -EBADF, "%s on fd -1 (%s): %d", name,
-				      test_backend_names[_i], res);
+				      test_backend_name(_i), res);
 	}
 	/* Cancelling an operation that is not pending: nothing. */
 	blitz_io_cancel(&s->op[0]);
@@ -702,7 +702,7 @@ START_TEST(fs_ops_with_bad_arguments)
 	test_run_poll(rt, fs_bad_poll, s);
 	for (int i = 0; i < NR_FS_BAD; i++)
 		ck_assert_msg(s->op[i].result == s->expect[i], "op %d on %s: %lld, expected %d (%s)",
-			      i, test_backend_names[_i], (long long)s->op[i].result, s->expect[i],
+			      i, test_backend_name(_i), (long long)s->op[i].result, s->expect[i],
 			      blitz_fs_strerror(&s->op[i], msg, sizeof(msg)));
 	/* Messages: no room, one byte. */
 	ck_assert_ptr_null(blitz_fs_strerror(&s->op[2], NULL, 0));

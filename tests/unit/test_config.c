@@ -114,7 +114,7 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_STEAL", "all", "'half' or 'one'" },
 	{ "BLITZ_BUDGET", "0", "polls per tick" },
 	{ "BLITZ_BUDGET", "", "polls per tick" },
-	{ "BLITZ_BACKEND", "kqueue", "expected auto, io_uring, epoll or poll" },
+	{ "BLITZ_BACKEND", "kqueue", "expected auto, io_uring," },
 	{ "BLITZ_TRACE_SAMPLE", "0", "one task in N" },
 	{ "BLITZ_HIST_SAMPLE", "0", "auto or a power of two" },
 	{ "BLITZ_HIST_SAMPLE", "12", "auto or a power of two" },
@@ -186,20 +186,24 @@ START_TEST(bad_struct_values_are_rejected)
 }
 END_TEST
 
-/* Every name parses back to its backend; the list ends at the enum's end. */
+/*
+ * Every name parses back to its backend, and the list ends at the enum's
+ * end; the names BLITZ_BACKEND has always taken are still among them.
+ */
 START_TEST(backend_names_round_trip)
 {
-	static const char *const want[] = { "auto", "io_uring", "epoll", "poll" };
+	static const char *const kept[] = { "auto", "io_uring", "epoll", "poll" };
 	enum blitz_io_backend b, got;
 	int n = 0;
 
+	ck_assert_str_eq(blitz_backend_name(BLITZ_BACKEND_AUTO), "auto");
 	for (b = BLITZ_BACKEND_AUTO; blitz_backend_name(b); b++, n++) {
-		ck_assert_int_lt(n, 4);
-		ck_assert_str_eq(blitz_backend_name(b), want[n]);
-		ck_assert_int_eq(blitz_backend_parse(want[n], &got), 0);
+		ck_assert_int_lt(n, 64);
+		ck_assert_int_eq(blitz_backend_parse(blitz_backend_name(b), &got), 0);
 		ck_assert_int_eq(got, b);
 	}
-	ck_assert_int_eq(n, 4);
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		ck_assert_int_eq(blitz_backend_parse(kept[i], &got), 0);
 	ck_assert_ptr_null(blitz_backend_name((enum blitz_io_backend)-1));
 	got = BLITZ_BACKEND_POLL;
 	ck_assert_int_eq(blitz_backend_parse("kqueue", &got), -EINVAL);

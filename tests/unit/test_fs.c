@@ -47,10 +47,10 @@ static bool setup(int i)
 
 	blitz_config_default(&c);
 	c.workers = 2;
-	c.backend = test_backend_kinds[i];
+	c.backend = test_backend_kind(i);
 	rt = blitz_runtime_new(&c);
 	ck_assert_ptr_nonnull(rt);
-	if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) {
+	if (strcmp(blitz_io_backend_name(rt), test_backend_name(i))) {
 		blitz_runtime_free(rt);
 		return false;
 	}
@@ -68,7 +68,7 @@ static void teardown(void)
 
 #define SETUP_OR_SKIP() do {						\
 		if (!setup(_i))						\
-			SKIP("%s unavailable here", test_backend_names[_i]);		\
+			SKIP("%s unavailable here", test_backend_name(_i));		\
 	} while (0)
 
 /* ---------------------------------------------------------------------- */
@@ -604,7 +604,7 @@ START_TEST(files_go_to_the_pool_on_readiness_backends)
 	ck_assert_int_eq(run(&op), 0);
 	close(fd);
 	blitz_blocking_stats(rt, &st);
-	if (test_backend_kinds[_i] == BLITZ_BACKEND_IO_URING)
+	if (test_backend_kind(_i) == BLITZ_BACKEND_IO_URING)
 		ck_assert_uint_eq(st.jobs_done, 0);	/* all io_uring's own */
 	else
 		ck_assert_uint_eq(st.jobs_done, 4);

@@ -53,7 +53,7 @@ static struct blitz_runtime *runtime_on(int i)
 
 static bool backend_is(struct blitz_runtime *rt, int i)
 {
-	return !strcmp(blitz_io_backend_name(rt), test_backend_names[backend_of(i)]);
+	return !strcmp(blitz_io_backend_name(rt), test_backend_name(backend_of(i)));
 }
 
 /* Reads `rounds` messages from a pipe, one at a time. */
@@ -121,7 +121,7 @@ START_TEST(completion_wakes_sleeping_runtime)
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	}
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	r.fd = fds[0];
@@ -151,7 +151,7 @@ START_TEST(cancel_and_shutdown_with_io_in_flight)
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	}
 	atomic_store(&reader_drops, 0);
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
@@ -210,7 +210,7 @@ START_TEST(cancel_from_another_thread)
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	}
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	for (int i = 0; i < N; i++) {
@@ -252,7 +252,7 @@ static struct blitz_runtime *runtime_without_net(int i, unsigned workers)
 
 	blitz_config_default(&c);
 	c.workers = workers;
-	c.backend = test_backend_kinds[backend_of(i)];
+	c.backend = test_backend_kind(backend_of(i));
 	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
 	if (i >= TEST_BACKENDS)
 		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
@@ -355,7 +355,7 @@ START_TEST(outside_submission_wakes_a_sleeping_worker)
 
 	rt = runtime_without_net(_i, 1);
 	if (!rt)
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
 	held = hold_the_worker(rt, &h);
 	/* The worker is inside the holder: the reader waits in the global queue for our join. */
@@ -454,7 +454,7 @@ START_TEST(outside_submissions_under_stress)
 
 	rt = runtime_without_net(_i, 2);
 	if (!rt)
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	for (int i = 0; i < THREADS; i++) {
 		f[i] = (struct feeder_thread){ .rt = rt, .rounds = test_scaled(2000) };
 		ck_assert_int_eq(pipe2(f[i].fds, O_NONBLOCK | O_CLOEXEC), 0);
@@ -534,7 +534,7 @@ START_TEST(outside_submitter_exits_before_the_completion)
 
 	rt = helped_reader(_i, &self_feeder_vt, &h, &r, fds, &held, &t);
 	if (!rt)
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	done = blitz_task_state(t);
 	atomic_store(&h.release, 1);
 	test_wait_until_asleep(rt, 0);
@@ -565,7 +565,7 @@ START_TEST(outside_submission_cancelled_before_a_worker_submits_it)
 
 	rt = helped_reader(_i, &cancelling_feeder_vt, &h, &r, fds, &held, &t);
 	if (!rt)
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	done = blitz_task_state(t);
 	blitz_task_cancel(t);				/* its drop cancels the read */
 	ck_assert_int_eq(blitz_join(t), -ECANCELED);
@@ -792,7 +792,7 @@ START_TEST(pipe_read_cancelled_after_a_timeout)
 
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
-		SKIP("%s unavailable here", test_backend_names[backend_of(_i)]);
+		SKIP("%s unavailable here", test_backend_name(backend_of(_i)));
 	}
 	ck_assert_int_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
 	q.rfd = p[0];

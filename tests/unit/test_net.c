@@ -337,7 +337,7 @@ START_TEST(echo_1000_connections_wake_bounded)
 
 	blitz_config_default(&c);
 	c.workers = 2;
-	c.backend = test_backend_kinds[_i];
+	c.backend = test_backend_kind(_i);
 	c.wake = BLITZ_WAKE_BOUNDED;
 	rt = blitz_runtime_new(&c);
 	ck_assert_ptr_nonnull(rt);
@@ -420,7 +420,7 @@ START_TEST(same_results_on_every_backend)
 	for (int i = 0; i < 3; i++) {
 		struct blitz_runtime *rt = test_runtime_on(i);
 
-		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) {
+		if (strcmp(blitz_io_backend_name(rt), test_backend_name(i))) {
 			blitz_runtime_free(rt);
 			digest[i] = 0;
 			continue;

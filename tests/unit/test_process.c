@@ -20,9 +20,9 @@
 #include "suites.h"
 
 #define SKIP_UNLESS_BACKEND(rt, i) do {					\
-		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) {	\
+		if (strcmp(blitz_io_backend_name(rt), test_backend_name(i))) {	\
 			blitz_runtime_free(rt);				\
-			SKIP("%s unavailable here", test_backend_names[i]);		\
+			SKIP("%s unavailable here", test_backend_name(i));		\
 		}							\
 	} while (0)
 

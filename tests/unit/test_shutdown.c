@@ -31,9 +31,9 @@
 #include "suites.h"
 
 #define SKIP_UNLESS_BACKEND(rt, i) do {					\
-		if (strcmp(blitz_io_backend_name(rt), test_backend_names[i])) {	\
+		if (strcmp(blitz_io_backend_name(rt), test_backend_name(i))) {	\
 			blitz_runtime_free(rt);				\
-			SKIP("%s unavailable here", test_backend_names[i]);		\
+			SKIP("%s unavailable here", test_backend_name(i));		\
 		}							\
 	} while (0)
 
@@ -691,7 +691,7 @@ START_TEST(echo_server_sigterm_under_load_loses_nothing)
 	ck_assert_int_eq(rcvd, atomic_load(&tot.echoed));
 	ck_assert_int_ge(rcvd, CLIENTS * 100000L);
 	printf("shutdown: %s: %d connections, sent %ld, server read %ld, echoed %ld, client got %ld\n",
-	       test_backend_names[_i], CLIENTS, sent, atomic_load(&tot.read), atomic_load(&tot.echoed), rcvd);
+	       test_backend_name(_i), CLIENTS, sent, atomic_load(&tot.read), atomic_load(&tot.echoed), rcvd);
 	ck_assert_msg(sent > rcvd, "SIGTERM came mid-stream: sent %ld, echoed %ld", sent, rcvd);
 	close(ga.lfd);
 	blitz_signals_close(sw.sig);

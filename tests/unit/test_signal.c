@@ -18,7 +18,7 @@
 
 static bool backend_is(struct blitz_runtime *rt, int i)
 {
-	return !strcmp(blitz_io_backend_name(rt), test_backend_names[i]);
+	return !strcmp(blitz_io_backend_name(rt), test_backend_name(i));
 }
 
 static _Atomic int handled;	/* signals a handler ran for: must stay 0 */
@@ -190,7 +190,7 @@ START_TEST(signals_reach_the_stream_not_the_threads)
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
 		blitz_signals_close(s.sig);
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	}
 	t = blitz_spawn(rt, &sigrecv_vt, &s, sizeof(s));
 	ck_assert_ptr_nonnull(t);
@@ -230,7 +230,7 @@ START_TEST(realtime_signals_queue)
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
 		blitz_signals_close(s.sig);
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	}
 	for (int i = 0; i < 8; i++) {
 		union sigval v = { .sival_int = i };
@@ -304,7 +304,7 @@ START_TEST(pending_receive_cancel_and_shutdown)
 	if (!backend_is(rt, _i)) {
 		blitz_runtime_free(rt);
 		blitz_signals_close(s.sig);
-		SKIP("%s unavailable here", test_backend_names[_i]);
+		SKIP("%s unavailable here", test_backend_name(_i));
 	}
 	t = blitz_spawn(rt, &sigrecv_vt, &s, sizeof(s));
 	ck_assert_int_eq(blitz_spawn_detached(rt, &sigrecv_vt, &s, sizeof(s)), 0);
