@@ -201,7 +201,8 @@ void events_finish(struct worker_events *e)
 void events_park(struct worker_events *e, uint64_t timeout_ns)
 {
 	events_log(e, BLITZ_EVENT_PARK, 0, timeout_ns, 0, -1);
-	if (clock_now_ns() - e->last_flush >= BLITZ_EVENT_PARK_FLUSH_NS)
+	if (clock_now_ns() - e->last_flush >= BLITZ_EVENT_PARK_FLUSH_NS &&
+	    !(e->ring_on && event_ring_unread(&e->ring)))
 		events_flush(e);
 }
 

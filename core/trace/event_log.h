@@ -119,7 +119,8 @@ static inline uint64_t events_task_id(uint64_t *slot)
  */
 static inline void events_tick(struct worker_events *e, uint64_t now_ns)
 {
-	if (e->len && now_ns - e->last_flush >= BLITZ_EVENT_FLUSH_NS)
+	if (e->len && now_ns - e->last_flush >= BLITZ_EVENT_FLUSH_NS &&
+	    !(e->ring_on && event_ring_unread(&e->ring)))
 		events_flush(e);
 	if (e->ring_on)
 		event_ring_announce(&e->ring, now_ns);

@@ -100,11 +100,65 @@ int event_ring_create(struct event_ring *r, size_t bytes, int worker, unsigned w
 	return 0;
 }
 
-/* event_ring_destroy - @r's ring goes (its worker is freed); a reader's mapping stays valid. */
+/*
+ * unclaimed - does @shm hold what no reader has mapped yet (records
+ * committed, dropped, or in the log being written) while a tracer holds
+ * event_ring's semaphore?  Its reader finds it from the announcement, at
+ * its own pace; once it has claimed the ring (reader, acquire: written
+ * after its mapping), its mapping outlives ours and the process.
+ */
+static bool unclaimed(const struct blitz_event_ring *shm)
+{
+	const struct blitz_event_log *open;
+
+	if (!BLITZ_EVENT_RING_ENABLED() ||
+	    __atomic_load_n(&shm->mode, __ATOMIC_RELAXED) == BLITZ_RING_OVERWRITE ||
+	    __atomic_load_n(&shm->reader, __ATOMIC_ACQUIRE))
+		return false;
+	open = slot(shm, __atomic_load_n(&shm->produced, __ATOMIC_ACQUIRE) + 1);
+	return __atomic_load_n(&shm->produced, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&shm->lost, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&open->head.count, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * wait_claimed - until @shm's reader has claimed it, or @deadline (ns):
+ * without it a program that ends (or frees its runtime) before the reader
+ * got to its ring takes the ring's records with it, uncounted.
+ */
+static void wait_claimed(const struct blitz_event_ring *shm, uint64_t deadline)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	while (unclaimed(shm) && clock_now_ns() < deadline)
+		nanosleep(&ms, NULL);
+}
+
+/*
+ * event_ring_wait_readers - the process exits: every ring's reader has
+ * claimed it, or @deadline passed (exit_flush.c).  The list is tried, not
+ * waited for, as a dump tries it.
+ */
+void event_ring_wait_readers(uint64_t deadline)
+{
+	if (!BLITZ_EVENT_RING_ENABLED() ||
+	    atomic_flag_test_and_set_explicit(&rings_busy, memory_order_acquire))
+		return;
+	for (struct event_ring *r = rings; r; r = r->next)
+		wait_claimed(r->shm, deadline);
+	rings_unlock();
+}
+
+/*
+ * event_ring_destroy - @r's ring goes (its worker is freed), once its
+ * reader has claimed it (1 s at most, EVENT_RING_CLAIM_NS): the reader's
+ * mapping stays valid.
+ */
 void event_ring_destroy(struct event_ring *r)
 {
 	if (!r->shm)
 		return;
+	wait_claimed(r->shm, clock_now_ns() + EVENT_RING_CLAIM_NS);
 	rings_lock();
 	for (struct event_ring **at = &rings; *at; at = &(*at)->next)
 		if (*at == r) {

@@ -28,6 +28,8 @@
 #define EVENT_RING_DEFAULT_KB	4096
 /* BLITZ_RING_BLOCK's longest wait for a reader, until the reader says otherwise. */
 #define EVENT_RING_BLOCK_MS	100
+/* A ring's longest wait, as it goes, for a reader to claim what it holds. */
+#define EVENT_RING_CLAIM_NS	(1000ull * 1000 * 1000)
 
 /* struct event_ring - a worker's ring and the writer's own state (owner-only). */
 struct event_ring {
@@ -49,6 +51,17 @@ struct event_ring {
 	struct event_ring *next;	/* the process's rings (event_ring.c) */
 };
 
+/*
+ * event_ring_unread - nobody reads @r (the flight recorder's
+ * BLITZ_RING_OVERWRITE): a log is committed only when full, so that the
+ * ring holds as long a past as its size allows; a dump reads the log
+ * being written anyway.  Relaxed: the reader's mode is a hint.
+ */
+static inline bool event_ring_unread(const struct event_ring *r)
+{
+	return __atomic_load_n(&r->shm->mode, __ATOMIC_RELAXED) == BLITZ_RING_OVERWRITE;
+}
+
 int event_ring_create(struct event_ring *r, size_t bytes, int worker, unsigned workers,
 		      uint64_t runtime);
 void event_ring_destroy(struct event_ring *r);
@@ -59,5 +72,6 @@ struct blitz_event_log *event_ring_commit(struct event_ring *r, struct blitz_eve
 struct blitz_event_log *event_ring_settle(struct event_ring *r, struct blitz_event_log *buf,
 					  struct blitz_event_log *scratch, uint64_t ticks);
 int event_ring_dump_fd(int fd);
+void event_ring_wait_readers(uint64_t deadline);
 
 #endif

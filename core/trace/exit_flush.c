@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "../clock.h"
 #include "event_log.h"
+#include "event_ring.h"
 #include "exit_flush.h"
 #include "histogram.h"
 #include "../sched/runtime.h"
@@ -155,4 +156,5 @@ __attribute__((destructor)) static void exit_flush_process(void)
 		if (asked(rt, pid))
 			wait_for(rt, deadline);
 	pthread_mutex_unlock(&live_lock);
+	event_ring_wait_readers(deadline);	/* the rings go with the process */
 }

@@ -535,6 +535,8 @@ static struct rec *read_dump(const char *path, size_t *n)
  * The flight recorder, no tracer attached: after a poll that blocked its
  * worker for 50 ms, a dump shows that poll, the tasks it spawned queued
  * behind it, and their wait: spawned inside it, polled after its end.
+ * The ring is three logs, and the worker then idles through some fifteen
+ * parks: with nobody reading, a log is committed only when full.
  */
 START_TEST(flight_dump_shows_a_blocked_poll)
 {
@@ -547,9 +549,9 @@ START_TEST(flight_dump_shows_a_blocked_poll)
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/dump", dir);
-	rt = runtime_of(1, 256, 0);
+	rt = runtime_of(1, 64, 0);	/* three logs: idle parks must not push the past out */
 	ck_assert_int_eq(blitz_block_on(rt, &blocker_vt, &b, sizeof(b)), 0);
-	nap_us(20000);		/* the yielders ran */
+	nap_us(150000);		/* the yielders ran; then some fifteen idle park timeouts */
 	logs = blitz_trace_dump(path);
 	blitz_runtime_free(rt);
 	ck_assert_int_gt(logs, 0);
