@@ -96,4 +96,15 @@ PY
 			{ echo "FAIL observer-effect: no reference table"; fail=1; }
 	fi
 fi
+# log-cost: the event log's cost beside untraced runs, one round of one
+# benchmark: its row, and blitz-events' final count (nothing lost).
+if [ "$(id -u)" -eq 0 ] && [ -x "$obj/tools/bin/blitz-events" ]; then
+	"$src/experiments/observer-effect/log-cost" -O "$obj" -p 1 -w 1 -i 2 -b yield_many \
+		-o "$tmp/lc" > "$tmp/lc.md" 2> "$tmp/lc.log" ||
+		{ echo "FAIL log-cost: $(tail -n 1 "$tmp/lc.log")"; fail=1; }
+	grep -q '^| yield_many | 1 | ' "$tmp/lc.md" && echo "ok   log-cost: a row for yield_many" ||
+		{ echo "FAIL log-cost: no row: $(cat "$tmp/lc.md")"; fail=1; }
+	grep -q ' 0 records lost in 0 spans' "$tmp/lc.md" && echo "ok   log-cost: nothing lost" ||
+		{ echo "FAIL log-cost: $(grep '^blitz-events' "$tmp/lc.md")"; fail=1; }
+fi
 exit $fail

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# experiments-modes.sh - experiments/modes in quick mode: each row's runs
+# beside the machine (a line per run, the table per row), and as root the
+# traced half: every row's trace read whole (nothing lost) and its
+# iterations found in the log; analyze refuses what is not a trace file.
+set -euo pipefail
+. "$(dirname "$0")/experiments-lib.bash"
+
+run_quick modes m
+n=$(grep -c '"line_ns"' "$tmp/m/raw/beside.jsonl")
+[ "$n" -eq 12 ] && echo "ok   modes: 12 untraced runs beside the machine (4 rows x 3)" ||
+	{ echo "FAIL modes: $n untraced runs, not 12"; fail=1; }
+for row in yield_many@2 chained_spawn@1 spawn_many_remote@1 mutex_contended_4t@4; do
+	grep -q "^## $row: 3 runs" "$tmp/m/summary.md" && echo "ok   modes: $row's table" ||
+		{ echo "FAIL modes: no table for $row"; fail=1; }
+done
+if [ "$(id -u)" -eq 0 ] && [ -x "$obj/tools/bin/blitz-events" ]; then
+	for row in yield_many@2 mutex_contended_4t@4; do
+		grep -A2 "^### $row" "$tmp/m/summary.md" | grep -q ' 0 records lost in 0 spans' &&
+			echo "ok   modes: $row traced, nothing lost" ||
+			{ echo "FAIL modes: $row's trace lost records or is missing"; fail=1; }
+		# 2 runs of 1 warm-up and 5 iterations; analyze --skip 1 leaves 5 per run.
+		its=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/m/raw/$row.json")
+		[ "$its" -ge 10 ] && echo "ok   modes: $row: $its iterations found in the log" ||
+			{ echo "FAIL modes: $row: $its iterations found in the log, not 10 or more"; fail=1; }
+	done
+else
+	echo "     modes: the traced half not checked (not root, or no tools)"
+fi
+printf 'not a trace' > "$tmp/bad.trace"
+for f in "$tmp/bad.trace" "$tmp/missing.trace"; do
+	if /usr/bin/python3 "$src/experiments/modes/analyze" "$f" > "$tmp/an.out" 2>&1; then
+		echo "FAIL modes: analyze took $f"; fail=1
+	elif [ "$(wc -l < "$tmp/an.out")" -eq 1 ] && grep -q '^analyze: ' "$tmp/an.out"; then
+		echo "ok   modes: analyze refuses $(basename "$f") in one line: $(cat "$tmp/an.out")"
+	else
+		echo "FAIL modes: analyze on $f: $(cat "$tmp/an.out")"; fail=1
+	fi
+done
+exit $fail
