@@ -72,7 +72,7 @@ struct blitz_task;
  * also rare.  The price: a running tool's view lags by up to 200 ms (what
  * it reads at the worker's exit is exact).  What a snapshot costs, and the
  * intervals tried: docs/probes.md, "Summary histograms";
- * experiments/observer-effect/README.md, "History: tools/measure-modes".
+ * experiments/observer-effect/NOTEBOOK.md, "History: tools/measure-modes".
  */
 #define HIST_SNAPSHOT_PARK_NS	100000000ull
 #define HIST_SNAPSHOT_NS	200000000ull
