@@ -2,16 +2,20 @@
 /*
  * core/trace/event_log.h - each worker's event log (docs/probes.md, "The
  * event log"): the per-event mode without a trap per event.  While a
- * tracer holds
- * event_flush's semaphore (latched per tick: TRACED_EVENTS), a worker
- * writes a 32-byte record of each spawn and schedule it makes, each
- * poll's start and end, each steal, park and unpark into a log in its own
- * memory, stamped with the cheap clock (tick_clock.h), and hands the log
- * to the tracer at event_flush (the layout is include/blitz/events.h):
- * when it is full, before a park once BLITZ_EVENT_PARK_FLUSH_NS have
- * passed since the last, at a tick once BLITZ_EVENT_FLUSH_NS have, and at
- * the worker's exit.  Nothing is lost on the runtime's side: a full log
- * is flushed before the next record.
+ * tracer holds event_ring's or event_flush's semaphore, or the flight
+ * recorder is on (latched per tick: TRACED_EVENTS), a worker writes a
+ * 32-byte record of each spawn and schedule it makes, each poll's start
+ * and end, each steal, park and unpark into a log of 512 records, stamped
+ * with the cheap clock (tick_clock.h; the layout is
+ * include/blitz/events.h), and hands the log over when it is full, before
+ * a park once BLITZ_EVENT_PARK_FLUSH_NS have passed since the last, at a
+ * tick once BLITZ_EVENT_FLUSH_NS have, and at the worker's exit.  Handing
+ * over is committing a slot of the worker's ring (event_ring.h) while
+ * event_ring listens or the flight recorder is on, else firing
+ * event_flush with the log's address.  Nothing is lost on the runtime's
+ * side through event_flush (a full log is flushed before the next
+ * record); a ring whose reader fell behind drops records and counts
+ * them (event_ring.h).
  *
  * Task events follow BLITZ_TRACE_SAMPLE as the task_* probes do (a task
  * is logged whole or not at all).
