@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/config.h>
+#include "constants.h"
 #include "../compiler.h"
 
 #define QUEUE_CAPACITY	BLITZ_QUEUE_CAPACITY

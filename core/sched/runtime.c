@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "constants.h"
 #include "../clock.h"
 #include "../compiler.h"
 #include "../fault.h"

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/stats.h>
+#include "constants.h"
 #include "../trace/event_log.h"
 #include "../trace/histogram.h"
 #include "owned.h"

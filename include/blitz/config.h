@@ -31,19 +31,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The scheduler's constants (docs/scheduler.md, "Constants"). */
-#define BLITZ_BUDGET_PER_TICK        128
-#define BLITZ_MAX_LIFO_POLLS         3
-#define BLITZ_QUEUE_CAPACITY         256
-#define BLITZ_BATCH_BUFFER           32
-#define BLITZ_MIN_GLOBAL_BATCH       4
-#define BLITZ_MAX_GLOBAL_BATCH       64
-#define BLITZ_MIN_GLOBAL_INTERVAL    8
-#define BLITZ_MAX_GLOBAL_INTERVAL    255
-#define BLITZ_TARGET_GLOBAL_LATENCY_NS 1000000ull
+/*
+ * The knobs' defaults and bounds (the scheduler's own constants are
+ * core/sched/constants.h; docs/scheduler.md, "Constants").
+ */
+#define BLITZ_BUDGET_PER_TICK        128		/* cfg.budget's default */
+#define BLITZ_MAX_GLOBAL_INTERVAL    255		/* cfg.global_interval's bound */
 #define BLITZ_PARK_TIMEOUT_NS        10000000ull	/* the default; cfg.park_timeout_ns */
 #define BLITZ_PARK_TIMEOUT_LIMIT_US  3600000000u	/* BLITZ_PARK_TIMEOUT_US's cap: 1 hour */
-#define BLITZ_WORKER_STACK_SIZE      (16u << 20)	/* a worker thread's stack: joins nest on it */
 #define BLITZ_JOIN_STACK_RESERVE     (128u << 10)	/* a join with less left does not help */
 #define BLITZ_EVENT_RING_KB_MIN      64		/* event_ring_kb, flight_kb: bounds */
 #define BLITZ_EVENT_RING_KB_MAX      (1u << 20)

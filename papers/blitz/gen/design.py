@@ -40,6 +40,7 @@ def ns_text(ns):
 
 def generate(em, ctx):
     d = defines(source(ctx, "include/blitz/config.h"))
+    d.update(defines(source(ctx, "core/sched/constants.h")))
     missing = [k for k in ("BLITZ_BUDGET_PER_TICK", "BLITZ_QUEUE_CAPACITY", "BLITZ_PARK_TIMEOUT_NS")
                if k not in d]
     if missing:
