@@ -1687,14 +1687,20 @@ static int drain(void *ctx, int timeout_ms)
 
 /* ---- Printing ---- */
 
+/* json_who - which log: the process, the worker (or a thread that is not one), the runtime. */
+static void json_who(struct json *j, __u32 tgid, __s32 worker, __u32 thread, __u64 runtime)
+{
+	json_uint(j, "pid", tgid);
+	json_int(j, "worker", worker);
+	if (worker < 0)
+		json_uint(j, "thread", thread);
+	json_uint(j, "runtime", runtime);
+}
+
 static void json_wstate(struct json *j, const struct wstate *w)
 {
 	json_obj_begin(j, NULL);
-	json_uint(j, "pid", w->tgid);
-	json_int(j, "worker", w->worker);
-	if (w->worker < 0)
-		json_uint(j, "thread", w->thread);
-	json_uint(j, "runtime", w->runtime);
+	json_who(j, w->tgid, w->worker, w->thread, w->runtime);
 	for (int t = 1; t < BLITZ_EVENT_TYPES; t++)
 		json_uint(j, type_names[t], w->events[t]);
 	json_uint(j, "ready", w->ready);
@@ -1712,11 +1718,7 @@ static void json_spans(struct state *st, struct json *j)
 		const struct span *s = array_at(&st->spans, i);
 
 		json_obj_begin(j, NULL);
-		json_uint(j, "pid", s->tgid);
-		json_int(j, "worker", s->worker);
-		if (s->worker < 0)
-			json_uint(j, "thread", s->thread);
-		json_uint(j, "runtime", s->runtime);
+		json_who(j, s->tgid, s->worker, s->thread, s->runtime);
 		json_int(j, "from_ns", rel_ns(st, s->from, s->mult));
 		json_int(j, "to_ns", rel_ns(st, s->to, s->mult));
 		json_uint(j, "records", s->records);
