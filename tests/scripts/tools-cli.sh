@@ -10,17 +10,6 @@ set -euo pipefail
 tools_init
 T="$obj/tools/bin"
 
-# expect_error NAME PATTERN CMD...: exit 1 and one line matching PATTERN.
-expect_error() {
-	local name=$1 pat=$2 rc=0; shift 2
-	"$@" > "$tmp/e.out" 2> "$tmp/e.err" || rc=$?
-	if [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/e.err")" -eq 1 ] && grep -q -- "$pat" "$tmp/e.err" &&
-	   [ ! -s "$tmp/e.out" ]; then
-		ok "$name: $(cat "$tmp/e.err")"
-	else
-		bad "$name: exit $rc, stderr: $(cat "$tmp/e.err")"
-	fi
-}
 
 for t in "$T"/blitz-*; do
 	n=$(basename "$t")

@@ -391,17 +391,6 @@ check "events --dump -w, --read: the same" "$(polls "$tmp/dump-w.out")" "(3, 3, 
 check "events --read of the process's own dump (BLITZ_FLIGHT_SIGNAL): the same" \
 	"$(polls "$tmp/dump-own.out")" "(3, 3, 3, 0)"
 
-# Bad input: one line on stderr, exit 1, nothing on stdout.
-expect_error() {
-	local name=$1 pat=$2 rc=0; shift 2
-	"$@" > "$tmp/e.out" 2> "$tmp/e.err" || rc=$?
-	if [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/e.err")" -eq 1 ] && grep -q -- "$pat" "$tmp/e.err" &&
-	   [ ! -s "$tmp/e.out" ]; then
-		ok "$name: $(cat "$tmp/e.err")"
-	else
-		bad "$name: exit $rc, stderr: $(cat "$tmp/e.err")"
-	fi
-}
 expect_error "events --dump, no such process" "^blitz-events: no such process: 999999999$" \
 	"$T" --dump 999999999
 expect_error "events --dump, a process without rings" "has no event rings" "$T" --dump $$

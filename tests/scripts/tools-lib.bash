@@ -234,3 +234,16 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
 finish() { exit $fail; }
+
+# expect_error NAME PATTERN CMD...: bad input: exit 1, one line on stderr
+# matching PATTERN, nothing on stdout.
+expect_error() {
+	local name=$1 pat=$2 rc=0; shift 2
+	"$@" > "$tmp/e.out" 2> "$tmp/e.err" || rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/e.err")" -eq 1 ] && grep -q -- "$pat" "$tmp/e.err" &&
+	   [ ! -s "$tmp/e.out" ]; then
+		ok "$name: $(cat "$tmp/e.err")"
+	else
+		bad "$name: exit $rc, stderr: $(cat "$tmp/e.err")"
+	fi
+}
