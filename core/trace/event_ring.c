@@ -256,6 +256,26 @@ static bool room(struct event_ring *r, uint64_t *waited_ns)
 }
 
 /*
+ * head_fill - a slot's head @h from the worker's @src, all but seq and
+ * count, which a dump reads at any time (copy_log) and so are written
+ * only atomically, by the caller.  The rest a dump reads only once it
+ * has acquired a count above 0, stored (with release) after these.
+ */
+static void head_fill(struct blitz_event_log_head *h, const struct blitz_event_log_head *src)
+{
+	h->size = src->size;
+	h->capacity = src->capacity;
+	h->worker = src->worker;
+	h->workers = src->workers;
+	h->thread = src->thread;
+	h->version = src->version;
+	h->runtime = src->runtime;
+	h->ticks_mult = src->ticks_mult;
+	__atomic_store_n(&h->flushed, src->flushed, __ATOMIC_RELAXED);
+	h->pid = src->pid;
+}
+
+/*
  * next_log - where the worker's next records go: the next slot, its head
  * @scratch's (the worker's header) with seq 0 and the records dropped
  * before it, and first a reader_wait record if the worker waited for the
@@ -275,10 +295,9 @@ static struct blitz_event_log *next_log(struct event_ring *r, struct blitz_event
 	}
 	l = slot(r->shm, r->produced + 1);
 	__atomic_store_n(&l->head.seq, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->head.count, 0, __ATOMIC_RELAXED);
 	atomic_thread_fence(memory_order_release);
-	l->head = scratch->head;
-	l->head.seq = 0;
-	l->head.count = 0;
+	head_fill(&l->head, &scratch->head);
 	l->head.lost = r->lost;
 	l->head.lost_from = r->lost_from;
 	l->head.lost_to = r->lost_to;
@@ -373,12 +392,14 @@ static bool copy_log(const struct blitz_event_ring *shm, uint64_t n, bool open)
 	uint64_t seq = __atomic_load_n(&l->head.seq, __ATOMIC_ACQUIRE), after;
 	uint32_t count = __atomic_load_n(&l->head.count, __ATOMIC_ACQUIRE);
 
-	if (seq != (open ? 0 : n) || count > BLITZ_EVENT_LOG_RECORDS)
+	if (seq != (open ? 0 : n) || !count || count > BLITZ_EVENT_LOG_RECORDS)
 		return false;
 	/*
 	 * Field by field: the worker writes seq, count and flushed while the
-	 * slot is open (atomically); the rest only as it takes the slot, which
-	 * the seq check after the copy catches.
+	 * slot is open (atomically); the rest as it takes the slot, before
+	 * the count acquired above (head_fill).  A slot the worker takes
+	 * again during the copy (it wrote a whole ring meanwhile) is caught
+	 * by the seq check after it, as a seqlock's reader's is.
 	 */
 	*h = (struct blitz_event_log_head){
 		.size = l->head.size, .capacity = l->head.capacity, .worker = l->head.worker,
@@ -391,9 +412,7 @@ static bool copy_log(const struct blitz_event_ring *shm, uint64_t n, bool open)
 	memcpy(dump_copy.rec, l->rec, count * sizeof(struct blitz_event));
 	atomic_thread_fence(memory_order_acquire);
 	after = __atomic_load_n(&l->head.seq, __ATOMIC_RELAXED);
-	if (after != seq && !(open && after == n))
-		return false;
-	return count > 0;
+	return after == seq || (open && after == n);
 }
 
 /* dump_ring - @shm's logs still in its slots, oldest first, and the one being written. */

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,19 +16,34 @@
 #include "event_ring.h"
 #include "flight.h"
 
+/*
+ * blitz_trace_dump - the rings to @path, which appears whole or not at
+ * all: they go to "@path.part" first, renamed once written (a reader
+ * that waits for the file never sees half of it).  Only system calls and
+ * the stack: the signal handler calls it.
+ */
 int blitz_trace_dump(const char *path)
 {
+	static const char suffix[] = ".part";
+	char part[PATH_MAX];
+	size_t len = path ? strlen(path) : 0;
 	int fd, n, err;
 
-	if (!path || !*path)
+	if (!len)
 		return -EINVAL;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (len + sizeof(suffix) > sizeof(part))
+		return -ENAMETOOLONG;
+	memcpy(part, path, len);
+	memcpy(part + len, suffix, sizeof(suffix));
+	fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	n = event_ring_dump_fd(fd);
 	err = close(fd) ? -errno : 0;
-	if (n == -ENODATA)
-		unlink(path);
+	if (n >= 0 && !err && rename(part, path))
+		err = -errno;
+	if (n < 0 || err)
+		unlink(part);
 	return n < 0 ? n : err ? err : n;
 }
 

@@ -18,15 +18,17 @@
 
 /**
  * blitz_trace_dump - write every worker's ring of this process to the
- * file @path (created, or truncated), as a trace file.
+ * file @path (created, or replaced), as a trace file.  The file appears
+ * whole: it is written as "@path.part" and renamed when complete.
  *
- * Only memory reads and write(2) once the file is open: it may be called
- * while the workers run, and from a signal handler.
+ * Only memory reads and system calls: it may be called while the workers
+ * run, and from a signal handler.
  *
  * Return: the number of logs written (each up to 512 records), or
- * -EINVAL (@path NULL or empty), -ENODATA (no ring: the flight recorder
- * is off and no tracer reads the event log), -EBUSY (another dump held
- * the rings for 100 ms), or open(2)'s or write(2)'s -errno.
+ * -EINVAL (@path NULL or empty), -ENAMETOOLONG, -ENODATA (no ring: the
+ * flight recorder is off and no tracer reads the event log; no file is
+ * left), -EBUSY (another dump held the rings for 100 ms), or open(2)'s,
+ * write(2)'s or rename(2)'s -errno.
  */
 int blitz_trace_dump(const char *path);
 

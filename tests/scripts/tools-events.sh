@@ -321,7 +321,9 @@ check "events, BLITZ_TRACE_SAMPLE=8: steals are worker events, all logged" \
 	"$(jq_py "$out" 'sum(w["steal"] for w in r[0]["workers"])')" "$(stat_sum steals)"
 # A reader that stops loses records, counted exactly and placed: with
 # --discard (a full ring drops at once) the tool is stopped (SIGSTOP)
-# once it has mapped a ring, for 300 ms of a run of yield_many.  What it
+# once it has mapped a ring, for 300 ms of a run of yield_many, whose
+# rings are the smallest (BLITZ_EVENT_RING_KB=64: some 2,000 records,
+# filled within the stop even on a slow or sanitized build).  What it
 # took plus what it counted lost is every record the run made (3 per
 # poll: its queueing, start and end; a steal; a park and its unpark; not
 # the workers' waits for the tool, reader_wait, a record of their own), the
@@ -329,7 +331,7 @@ check "events, BLITZ_TRACE_SAMPLE=8: steals are worker events, all logged" \
 # is paired, unpaired, or untrusted.
 start_tool events -j --discard
 lossy=(--bench yield_many --iters 20 --warmup 0)
-timeout 300 "$bench" "${lossy[@]}" --stats > /dev/null 2> "$tmp/stats" &
+BLITZ_EVENT_RING_KB=64 timeout 300 "$bench" "${lossy[@]}" --stats > /dev/null 2> "$tmp/stats" &
 lossy_pid=$!
 for _ in $(seq 500); do
 	grep -q 'memfd:blitz-events' "/proc/${tool_pid[events]}/maps" 2>/dev/null && break

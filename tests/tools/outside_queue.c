@@ -30,6 +30,8 @@
  * second thread's spawns that its log still holds (core/trace/event_log.c,
  * "The process's exit"; tests/scripts/tools-exit.sh).
  */
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -147,14 +149,33 @@ static int exit_beside(struct blitz_runtime *rt, int n)
 	return 0;	/* the thread still waits, its log unflushed, as exit() stops it */
 }
 
+/*
+ * read_line - the next line of stdin, or false at its end.  It waits in
+ * poll(2), not in stdio: a signal that comes meanwhile (the flight
+ * recorder's dump) is handled at once under ThreadSanitizer too, which
+ * holds a signal back until its thread is in a call it knows blocks.
+ */
+static bool read_line(void)
+{
+	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
+	char c = 0;
+	ssize_t r;
+
+	do {
+		r = poll(&in, 1, -1);
+		if (r > 0)
+			r = read(STDIN_FILENO, &c, 1);
+	} while ((r == 1 && c != '\n') || (r < 0 && errno == EINTR));
+	return r == 1;
+}
+
 /* steps - the -s mode: a task per line of stdin, each run before "ran K". */
 static int steps(struct blitz_runtime *rt)
 {
 	struct blitz_task *tasks[64];
-	char line[64];
 	int n = 0;
 
-	while (fgets(line, sizeof(line), stdin)) {
+	while (read_line()) {
 		if (n == (int)(sizeof(tasks) / sizeof(tasks[0]))) {
 			fprintf(stderr, "outside-queue -s: at most %d steps\n", n);
 			return 2;

@@ -8,6 +8,7 @@
  * list of exceptions, with the reason).
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -128,19 +129,29 @@ START_TEST(runtime_new_bad_config_is_einval)
 }
 END_TEST
 
-/* trace.h: a bad path, a missing directory, no ring (no file left behind). */
+/*
+ * trace.h: a bad path, one too long, a missing directory, no ring; no
+ * file left behind, neither the dump nor its ".part".
+ */
 START_TEST(trace_dump_refuses_null_empty_and_no_ring)
 {
-	char dir[] = "/tmp/blitz-dump-XXXXXX", path[64];
+	char dir[] = "/tmp/blitz-dump-XXXXXX", path[64], part[72], *longer = malloc(PATH_MAX + 1);
 
+	ck_assert_ptr_nonnull(longer);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/dump", dir);
+	snprintf(part, sizeof(part), "%s.part", path);
+	memset(longer, 'a', PATH_MAX);
+	longer[PATH_MAX] = 0;
 	ck_assert_int_eq(blitz_trace_dump(NULL), -EINVAL);
 	ck_assert_int_eq(blitz_trace_dump(""), -EINVAL);
+	ck_assert_int_eq(blitz_trace_dump(longer), -ENAMETOOLONG);
 	ck_assert_int_eq(blitz_trace_dump("/nonexistent-dir/dump"), -ENOENT);
 	ck_assert_int_eq(blitz_trace_dump(path), -ENODATA);
 	ck_assert_int_ne(access(path, F_OK), 0);
-	rmdir(dir);
+	ck_assert_int_ne(access(part, F_OK), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+	free(longer);
 }
 END_TEST
 
