@@ -56,19 +56,21 @@ int blitz_backend_parse(const char *name, enum blitz_io_backend *out)
 }
 
 /*
- * io_driver_init - start the wanted backend; with BLITZ_BACKEND_AUTO the
+ * io_driver_init - start @c's backend; with BLITZ_BACKEND_AUTO the
  * first that works, in the order io_uring, epoll, poll, saying on stderr
  * which one was unavailable and why.  A forced backend that is not
  * available falls back too, but says so (it is never silently replaced).
  */
-int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt,
-		   enum blitz_io_backend want, bool forced)
+int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt, const struct blitz_config *c)
 {
+	enum blitz_io_backend want = c->backend;
+	bool forced = want != BLITZ_BACKEND_AUTO;
 	unsigned first = 0;
 	int err = -ENODEV;
 
 	memset(io, 0, sizeof(*io));
 	io->rt = rt;
+	io->shared_ring = c->io_uring_rings == BLITZ_IO_URING_RINGS_SHARED;
 	pthread_mutex_init(&io->reap_lock, NULL);
 	atomic_init(&io->in_flight, 0);
 	if (want != BLITZ_BACKEND_AUTO) {

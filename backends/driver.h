@@ -112,6 +112,7 @@ struct blitz_io {
 	const struct io_backend *backend;
 	void *priv;
 	struct blitz_runtime *rt;
+	bool shared_ring;			/* io_uring: one ring, not one per worker */
 	pthread_mutex_t reap_lock;
 	_Atomic long in_flight;			/* submitted, not yet completed */
 };
@@ -120,8 +121,7 @@ extern const struct io_backend io_uring_backend;
 extern const struct io_backend epoll_backend;
 extern const struct io_backend poll_backend;
 
-int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt,
-		   enum blitz_io_backend want, bool forced);
+int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt, const struct blitz_config *c);
 void io_driver_deinit(struct blitz_io *io);
 void io_driver_shutdown(struct blitz_io *io);
 #define IO_REAP_ALL	UINT_MAX

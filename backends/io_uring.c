@@ -15,7 +15,8 @@
  * ring under sq_lock, reaped by whoever holds the driver's reap_lock; a
  * worker submits their operations for them, since the kernel cancels a
  * request whose submitter exits (see "The pending list").
- * Where the kernel refuses the flags, or with BLITZ_IO_URING_RINGS=shared,
+ * Where the kernel refuses the flags, or with cfg.io_uring_rings shared
+ * (BLITZ_IO_URING_RINGS=shared),
  * every thread uses the shared ring (a refusal is said on stderr).
  *
  * A worker's ring (struct own_ring; its fields without a lock are the
@@ -235,7 +236,6 @@ static void msocks_free(struct uring_priv *p);
 static int uring_init(struct blitz_io *io)
 {
 	struct uring_priv *p = calloc(1, sizeof(*p));
-	const char *mode = getenv("BLITZ_IO_URING_RINGS");
 	unsigned workers = io->rt ? blitz_runtime_workers(io->rt) : 0;
 	int err;
 
@@ -260,10 +260,7 @@ static int uring_init(struct blitz_io *io)
 	pthread_mutex_init(&p->sq_lock, NULL);
 	atomic_init(&p->shared_in_flight, 0);
 	spin_init(&p->msock_lock);
-	if (mode && strcmp(mode, "worker") && strcmp(mode, "shared"))
-		fprintf(stderr, "blitz: BLITZ_IO_URING_RINGS=%s: expected 'worker' or 'shared'; using 'worker'\n",
-			mode);
-	if (workers && !(mode && !strcmp(mode, "shared"))) {
+	if (workers && !io->shared_ring) {
 		err = own_rings_init(p, workers);
 		if (err)
 			fprintf(stderr, "blitz: io_uring: no ring per worker (SINGLE_ISSUER | DEFER_TASKRUN: %s); one shared ring\n",

@@ -33,6 +33,7 @@ void blitz_config_default(struct blitz_config *cfg)
 	cfg->event_ring_kb = 0;
 	cfg->flight_kb = 0;
 	cfg->flight_signal = 0;
+	cfg->io_uring_rings = BLITZ_IO_URING_RINGS_WORKER;
 }
 
 static bool power_of_two(unsigned n)
@@ -145,6 +146,9 @@ static const struct env_choice wake_choices[] = {
 	{ "backlog", BLITZ_WAKE_BACKLOG }, { "eager", BLITZ_WAKE_EAGER },
 	{ "bounded", BLITZ_WAKE_BOUNDED },
 };
+static const struct env_choice rings_choices[] = {
+	{ "worker", BLITZ_IO_URING_RINGS_WORKER }, { "shared", BLITZ_IO_URING_RINGS_SHARED },
+};
 
 /*
  * env_backend - BLITZ_BACKEND, if set, must name a backend (the names are
@@ -169,7 +173,7 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 {
 	struct blitz_config c = *cfg;
 	const char *v;
-	int lifo = c.lifo, steal = c.steal, wake = c.wake;
+	int lifo = c.lifo, steal = c.steal, wake = c.wake, rings = c.io_uring_rings;
 
 	if ((v = getenv("BLITZ_WORKERS")) &&
 	    parse_uint(v, 1, CONFIG_MAX_WORKERS, &c.workers)) {
@@ -251,6 +255,10 @@ int blitz_config_from_env(struct blitz_config *cfg, char *err, size_t errlen)
 	}
 	if (env_signal(&c.flight_signal, err, errlen))
 		return -EINVAL;
+	if (ENV_CHOICE("BLITZ_IO_URING_RINGS", rings_choices, "'worker' (a ring per worker) or 'shared'",
+		       &rings, err, errlen))
+		return -EINVAL;
+	c.io_uring_rings = (enum blitz_io_uring_rings)rings;
 	c.lifo = lifo;
 	c.steal = (enum blitz_steal_policy)steal;
 	c.wake = (enum blitz_wake_policy)wake;
@@ -316,6 +324,12 @@ int blitz_config_validate(const struct blitz_config *cfg, char *err, size_t errl
 	    cfg->flight_signal == SIGKILL || cfg->flight_signal == SIGSTOP) {
 		snprintf(err, errlen, "flight_signal=%d: 0 (none) or a signal from 1 to %d, not KILL or STOP",
 			 cfg->flight_signal, SIGRTMAX);
+		return -EINVAL;
+	}
+	if (cfg->io_uring_rings != BLITZ_IO_URING_RINGS_WORKER &&
+	    cfg->io_uring_rings != BLITZ_IO_URING_RINGS_SHARED) {
+		snprintf(err, errlen, "io_uring_rings=%d: not a value of enum blitz_io_uring_rings",
+			 cfg->io_uring_rings);
 		return -EINVAL;
 	}
 	if (cfg->budget == 0) {

@@ -113,7 +113,7 @@ struct blitz_runtime *blitz_runtime_new(const struct blitz_config *cfg)
 	blocking_pool_init(&rt->blocking, c.max_blocking_threads, c.blocking_idle_ms);
 	for (unsigned i = 0; i < c.workers; i++)
 		worker_init(&rt->workers[i], rt, i);
-	if (io_driver_init(&rt->io, rt, c.backend, c.backend != BLITZ_BACKEND_AUTO)) {
+	if (io_driver_init(&rt->io, rt, &c)) {
 		fprintf(stderr, "blitz: no I/O backend could start\n");
 		blitz_runtime_free(rt);
 		errno = ENODEV;

@@ -24,6 +24,7 @@
  *   BLITZ_FLIGHT=N                      the flight recorder: each worker keeps its last N KiB of
  *                                       records (default 0: off; blitz/trace.h)
  *   BLITZ_FLIGHT_SIGNAL=USR1|USR2|N     the signal that dumps it to blitz-flight.PID (default none)
+ *   BLITZ_IO_URING_RINGS=worker|shared  io_uring: a ring per worker (default) or one for all
  */
 #ifndef BLITZ_CONFIG_H
 #define BLITZ_CONFIG_H
@@ -47,6 +48,17 @@
 #define BLITZ_BLOCKING_THREADS_LIMIT 32768	/* most threads a cap may allow */
 #define BLITZ_BLOCKING_IDLE_MS       10000	/* 10 s idle timeout */
 #define BLITZ_BLOCKING_IDLE_MS_LIMIT 86400000	/* one day */
+
+/*
+ * io_uring's rings (docs/io.md): one per worker, each submitted to and
+ * reaped by its own thread (SINGLE_ISSUER | DEFER_TASKRUN), the default;
+ * or one that every thread shares, which is also the fallback where the
+ * kernel refuses those flags.
+ */
+enum blitz_io_uring_rings {
+	BLITZ_IO_URING_RINGS_WORKER = 0,
+	BLITZ_IO_URING_RINGS_SHARED = 1,
+};
 
 enum blitz_steal_policy {
 	BLITZ_STEAL_HALF = 0,	/* ceil(n/2), capped at capacity/2 (default) */
@@ -140,6 +152,7 @@ struct blitz_config {
 	unsigned event_ring_kb;		/* the event log's ring per worker, KiB; 0: 4096 */
 	unsigned flight_kb;		/* the flight recorder's ring per worker, KiB; 0: off */
 	int flight_signal;		/* dumps the flight recorder (blitz/trace.h); 0: none */
+	enum blitz_io_uring_rings io_uring_rings;	/* io_uring: a ring per worker or one */
 };
 
 /**

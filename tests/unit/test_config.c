@@ -26,6 +26,7 @@ static void clear_env(void)
 	unsetenv("BLITZ_EVENT_RING_KB");
 	unsetenv("BLITZ_FLIGHT");
 	unsetenv("BLITZ_FLIGHT_SIGNAL");
+	unsetenv("BLITZ_IO_URING_RINGS");
 }
 
 START_TEST(defaults_are_the_seeds)
@@ -49,6 +50,7 @@ START_TEST(defaults_are_the_seeds)
 	ck_assert_uint_eq(c.wake_busy_ns, BLITZ_WAKE_BUSY_NS);
 	ck_assert_uint_eq(c.hist_sample, BLITZ_HIST_SAMPLE_AUTO);
 	ck_assert_uint_eq(c.park_timeout_ns, 10000000);
+	ck_assert_int_eq(c.io_uring_rings, BLITZ_IO_URING_RINGS_WORKER);
 }
 END_TEST
 
@@ -99,6 +101,12 @@ START_TEST(env_values_apply)
 	setenv("BLITZ_WAKE", "backlog", 1);
 	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
 	ck_assert_int_eq(c.wake, BLITZ_WAKE_BACKLOG);
+	setenv("BLITZ_IO_URING_RINGS", "shared", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.io_uring_rings, BLITZ_IO_URING_RINGS_SHARED);
+	setenv("BLITZ_IO_URING_RINGS", "worker", 1);
+	ck_assert_int_eq(blitz_config_from_env(&c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.io_uring_rings, BLITZ_IO_URING_RINGS_WORKER);
 	clear_env();
 }
 END_TEST
@@ -141,6 +149,7 @@ static const struct { const char *var, *val, *must_say; } bad[] = {
 	{ "BLITZ_FLIGHT_SIGNAL", "19", "not KILL or STOP" },
 	{ "BLITZ_FLIGHT_SIGNAL", "HUP", "USR1, USR2 or a signal number" },
 	{ "BLITZ_FLIGHT_SIGNAL", "0", "from 1 to" },
+	{ "BLITZ_IO_URING_RINGS", "one", "'worker' (a ring per worker) or 'shared'" },
 };
 
 START_TEST(bad_values_are_rejected_by_name)
@@ -181,6 +190,10 @@ START_TEST(bad_struct_values_are_rejected)
 	ck_assert_int_eq(errno, EINVAL);
 	blitz_config_default(&c);
 	c.park_timeout_ns = BLITZ_PARK_TIMEOUT_LIMIT_US * 1000ull + 1;
+	ck_assert_ptr_null(blitz_runtime_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+	blitz_config_default(&c);
+	c.io_uring_rings = (enum blitz_io_uring_rings)2;
 	ck_assert_ptr_null(blitz_runtime_new(&c));
 	ck_assert_int_eq(errno, EINVAL);
 }

@@ -31,7 +31,7 @@
 /*
  * The loop tests here run on each backend, and once more (index
  * TEST_BACKENDS) on io_uring with one ring shared by all threads
- * (BLITZ_IO_URING_RINGS=shared; else each worker has a ring of its own).
+ * (cfg.io_uring_rings shared; else each worker has a ring of its own).
  */
 #define IO_MODES (TEST_BACKENDS + 1)
 
@@ -42,12 +42,16 @@ static int backend_of(int i)
 
 static struct blitz_runtime *runtime_on(int i)
 {
+	struct blitz_config c;
 	struct blitz_runtime *rt;
 
+	blitz_config_default(&c);
+	c.workers = 2;
+	c.backend = test_backend_kind(backend_of(i));
 	if (i >= TEST_BACKENDS)
-		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
-	rt = test_runtime_on(backend_of(i));
-	unsetenv("BLITZ_IO_URING_RINGS");
+		c.io_uring_rings = BLITZ_IO_URING_RINGS_SHARED;
+	rt = blitz_runtime_new(&c);
+	ck_assert_ptr_nonnull(rt);
 	return rt;
 }
 
@@ -255,9 +259,8 @@ static struct blitz_runtime *runtime_without_net(int i, unsigned workers)
 	c.backend = test_backend_kind(backend_of(i));
 	c.park_timeout_ns = TEST_PARK_TIMEOUT_NS;
 	if (i >= TEST_BACKENDS)
-		setenv("BLITZ_IO_URING_RINGS", "shared", 1);
+		c.io_uring_rings = BLITZ_IO_URING_RINGS_SHARED;
 	rt = blitz_runtime_new(&c);
-	unsetenv("BLITZ_IO_URING_RINGS");
 	ck_assert_ptr_nonnull(rt);
 	if (!backend_is(rt, i)) {
 		blitz_runtime_free(rt);
