@@ -73,7 +73,7 @@ int io_driver_init(struct blitz_io *io, struct blitz_runtime *rt, const struct b
 	io->shared_ring = c->io_uring_rings == BLITZ_IO_URING_RINGS_SHARED;
 	pthread_mutex_init(&io->reap_lock, NULL);
 	atomic_init(&io->in_flight, 0);
-	if (want != BLITZ_BACKEND_AUTO) {
+	if (forced) {
 		while (first < NR_BACKENDS && backends[first]->kind != want)
 			first++;
 		if (first == NR_BACKENDS) {

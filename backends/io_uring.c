@@ -16,8 +16,8 @@
  * worker submits their operations for them, since the kernel cancels a
  * request whose submitter exits (see "The pending list").
  * Where the kernel refuses the flags, or with cfg.io_uring_rings shared
- * (BLITZ_IO_URING_RINGS=shared),
- * every thread uses the shared ring (a refusal is said on stderr).
+ * (BLITZ_IO_URING_RINGS=shared), every thread uses the shared ring (a
+ * refusal is said on stderr).
  *
  * A worker's ring (struct own_ring; its fields without a lock are the
  * owner's alone):

@@ -103,8 +103,12 @@ int test_backend_count(void)
 	return n;
 }
 
-/* A runtime of @workers on @backend (BLITZ_BACKEND_AUTO: leave the default). */
-static struct blitz_runtime *runtime_of(unsigned workers, enum blitz_io_backend backend)
+/*
+ * A runtime of @workers on @backend (BLITZ_BACKEND_AUTO: leave the
+ * default) with io_uring's @rings.
+ */
+static struct blitz_runtime *runtime_of(unsigned workers, enum blitz_io_backend backend,
+					enum blitz_io_uring_rings rings)
 {
 	struct blitz_config c;
 	struct blitz_runtime *rt;
@@ -113,6 +117,7 @@ static struct blitz_runtime *runtime_of(unsigned workers, enum blitz_io_backend 
 	c.workers = workers;
 	if (backend != BLITZ_BACKEND_AUTO)
 		c.backend = backend;
+	c.io_uring_rings = rings;
 	rt = blitz_runtime_new(&c);
 	ck_assert_ptr_nonnull(rt);
 	return rt;
@@ -120,12 +125,17 @@ static struct blitz_runtime *runtime_of(unsigned workers, enum blitz_io_backend 
 
 struct blitz_runtime *test_runtime_on(int i)
 {
-	return runtime_of(2, test_backend_kind(i));
+	return runtime_of(2, test_backend_kind(i), BLITZ_IO_URING_RINGS_WORKER);
+}
+
+struct blitz_runtime *test_runtime_one_ring(int i)
+{
+	return runtime_of(2, test_backend_kind(i), BLITZ_IO_URING_RINGS_SHARED);
 }
 
 struct blitz_runtime *test_runtime(unsigned workers)
 {
-	return runtime_of(workers, BLITZ_BACKEND_AUTO);
+	return runtime_of(workers, BLITZ_BACKEND_AUTO, BLITZ_IO_URING_RINGS_WORKER);
 }
 
 struct test_poller {

@@ -55,6 +55,9 @@ static inline const char *test_backend_name(int i)
 /* A 2-worker runtime on backend @i (it may fall back: NEED_BACKEND). */
 struct blitz_runtime *test_runtime_on(int i);
 
+/* The same with io_uring's one shared ring (cfg.io_uring_rings), not a ring per worker. */
+struct blitz_runtime *test_runtime_one_ring(int i);
+
 /* A task that does nothing: its poll returns ready. */
 extern const struct blitz_task_vtable test_nothing_vt;
 

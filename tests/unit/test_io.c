@@ -42,17 +42,7 @@ static int backend_of(int i)
 
 static struct blitz_runtime *runtime_on(int i)
 {
-	struct blitz_config c;
-	struct blitz_runtime *rt;
-
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = test_backend_kind(backend_of(i));
-	if (i >= TEST_BACKENDS)
-		c.io_uring_rings = BLITZ_IO_URING_RINGS_SHARED;
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
-	return rt;
+	return i < TEST_BACKENDS ? test_runtime_on(i) : test_runtime_one_ring(0);
 }
 
 static bool backend_is(struct blitz_runtime *rt, int i)

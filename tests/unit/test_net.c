@@ -350,15 +350,8 @@ END_TEST
 /* io_uring with one ring for all threads (the fallback of the ring per worker). */
 START_TEST(echo_1000_connections_one_shared_ring)
 {
-	struct blitz_config c;
-	struct blitz_runtime *rt;
+	struct blitz_runtime *rt = test_runtime_one_ring(0);
 
-	blitz_config_default(&c);
-	c.workers = 2;
-	c.backend = test_backend_kind(0);
-	c.io_uring_rings = BLITZ_IO_URING_RINGS_SHARED;
-	rt = blitz_runtime_new(&c);
-	ck_assert_ptr_nonnull(rt);
 	NEED_BACKEND(rt, 0);
 	echo_workload(rt, scaled(1000), 16384, 11);
 	blitz_runtime_free(rt);
