@@ -379,9 +379,10 @@ INSTALL_LIBEXEC := $(DESTDIR)$(PREFIX)/libexec/blitz
 # already named blitz-*, to PREFIX/bin.
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)install -d $(INSTALL_LIB)/pkgconfig $(INSTALL_INC)/blitz $(INSTALL_BIN) $(INSTALL_LIBEXEC)
+	$(Q)install -d $(INSTALL_LIB)/pkgconfig $(INSTALL_INC)/blitz/trace $(INSTALL_BIN) $(INSTALL_LIBEXEC)
 	$(Q)install -m 644 $(srctree)/include/blitz.h $(INSTALL_INC)/
 	$(Q)install -m 644 $(srctree)/include/blitz/*.h $(INSTALL_INC)/blitz/
+	$(Q)install -m 644 $(srctree)/include/blitz/trace/*.h $(INSTALL_INC)/blitz/trace/
 	$(Q)install -m 644 $(LIB_A) $(INSTALL_LIB)/
 	$(Q)install -m 755 $(LIB_SO_V) $(INSTALL_LIB)/
 	$(Q)ln -sf libblitz.so.$(KERNELVERSION) $(INSTALL_LIB)/$(SONAME)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * events.bpf.c - the runtime's event log (include/blitz/events.h), two
+ * events.bpf.c - the runtime's event log (include/blitz/trace/events.h), two
  * transports.  A worker that has a ring in shared memory announces it at
  * event_ring: the hit goes to user space, which maps the ring and reads
  * the logs in place (no probe hit per log).  Every other log (the threads

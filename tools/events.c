@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * blitz-events - every scheduling event of blitz workers, from the
- * runtime's event log (include/blitz/events.h): the events per worker,
+ * runtime's event log (include/blitz/trace/events.h): the events per worker,
  * poll time (each poll's start and end, paired in the worker's log) and
  * schedule latency (a task's spawn or schedule paired with the poll that
  * took that queueing, on whichever worker), the records lost and when,

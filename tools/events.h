@@ -4,7 +4,7 @@
 #define BLITZ_TOOLS_EVENTS_H
 
 #include "hist.h"
-#include "../include/blitz/events.h"
+#include "../include/blitz/trace/events.h"
 
 /* Records per ring-buffer entry: one bpf_probe_read_user of 4 KiB. */
 #define EVENTS_CHUNK		128

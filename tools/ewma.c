@@ -377,6 +377,7 @@ int main(int argc, char **argv)
 
 	tool_detach(&env);
 	ring_buffer__free(st.rb);
+	summary_report(&env, skel->bss->summary_bad, skel->bss->summary_bad_version);
 	ewma_bpf__destroy(skel);
 	snap_free(&st.cur);
 	snap_free(&st.prev);

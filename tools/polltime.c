@@ -82,6 +82,7 @@ int main(int argc, char **argv)
 					 : "poll ends without a duration (poll_ns 0)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "poll time");
+	summary_report(&env, skel->bss->summary_bad, skel->bss->summary_bad_version);
 	polltime_bpf__destroy(skel);
 	return 0;
 }

@@ -65,6 +65,7 @@ int main(int argc, char **argv)
 					 : "polls without a queueing seen (queued before attach)",
 	};
 	hist_tool_run(&t, skel->obj, sizeof(struct hist_key), "schedule latency");
+	summary_report(&env, skel->bss->summary_bad, skel->bss->summary_bad_version);
 	schedlat_bpf__destroy(skel);
 	return 0;
 }

@@ -34,8 +34,12 @@ struct {
 	__type(value, struct blitz_hist_snapshot);
 } summary_copy SEC(".maps");
 
-/* Snapshots not merged: another layout (size), or the copy failed. */
+/*
+ * Snapshots not merged: another layout (size, version), or the copy
+ * failed; the version of the last one of another layout.
+ */
 __u64 summary_bad = 0;
+__u32 summary_bad_version = 0;
 
 /*
  * summary_take - copy the snapshot at @addr (@size bytes, number @seq) of
@@ -46,13 +50,18 @@ static __always_inline struct blitz_hist_snapshot *
 summary_take(int worker, __u64 addr, __u32 size, __u64 seq,
 	     struct summary_key *key, struct blitz_hist_snapshot **old)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, head[2];		/* size and version: every layout starts so */
 	struct blitz_hist_snapshot *s = bpf_map_lookup_elem(&summary_copy, &zero);
 
 	if (!s)
 		return NULL;
-	if (size != sizeof(*s) || bpf_probe_read_user(s, sizeof(*s), (void *)addr) ||
-	    s->kinds != BLITZ_HIST_KINDS) {
+	if (bpf_probe_read_user(head, sizeof(head), (void *)addr) || head[0] != size ||
+	    size != sizeof(*s) || head[1] != BLITZ_HIST_VERSION) {
+		summary_bad_version = head[1];
+		__sync_fetch_and_add(&summary_bad, 1);
+		return NULL;
+	}
+	if (bpf_probe_read_user(s, sizeof(*s), (void *)addr) || s->kinds != BLITZ_HIST_KINDS) {
 		__sync_fetch_and_add(&summary_bad, 1);
 		return NULL;
 	}

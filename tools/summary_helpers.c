@@ -8,6 +8,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "summary_helpers.h"
+#include "../include/blitz/trace/histograms.h"
 
 bool summary_mode(const struct tool_env *env, const struct summary_opts *o,
 		  bool needs_events, const char *why)
@@ -34,4 +35,17 @@ void summary_load_only(struct bpf_object *obj, bool summary)
 
 		bpf_program__set_autoload(prog, snapshot == summary);
 	}
+}
+
+void summary_report(const struct tool_env *env, unsigned long long skipped, unsigned version)
+{
+	if (!skipped)
+		return;
+	if (version != BLITZ_HIST_VERSION)
+		fprintf(stderr, "blitz-%s: %llu snapshots skipped: the runtime's histogram layout "
+			"is version %u, this tool reads version %d (build both from one tree)\n",
+			env->def->name, skipped, version, BLITZ_HIST_VERSION);
+	else
+		fprintf(stderr, "blitz-%s: %llu snapshots skipped: their size is not this tool's "
+			"or they could not be read\n", env->def->name, skipped);
 }

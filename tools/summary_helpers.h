@@ -43,4 +43,12 @@ bool summary_mode(const struct tool_env *env, const struct summary_opts *o,
  */
 void summary_load_only(struct bpf_object *obj, bool summary);
 
+/*
+ * summary_report - at the end, one line on stderr if the BPF side skipped
+ * snapshots (@skipped, summary_bad): of another layout than the tool's
+ * <blitz/trace/histograms.h> (the last one's @version), or unreadable.
+ * The histograms printed then stand for the snapshots read only.
+ */
+void summary_report(const struct tool_env *env, unsigned long long skipped, unsigned version);
+
 #endif /* BLITZ_TOOLS_SUMMARY_HELPERS_H */

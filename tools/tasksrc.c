@@ -163,6 +163,7 @@ int main(int argc, char **argv)
 	} while (!last);
 
 	tool_detach(&env);
+	summary_report(&env, skel->bss->summary_bad, skel->bss->summary_bad_version);
 	tasksrc_bpf__destroy(skel);
 	snap_free(&st.cur);
 	snap_free(&st.prev);

@@ -7,7 +7,7 @@
  * 32-byte record of each spawn and schedule it makes, each poll's start
  * and end, each steal, park and unpark into a log of 512 records, stamped
  * with the cheap clock (tick_clock.h; the layout is
- * include/blitz/events.h), and hands the log over when it is full, before
+ * include/blitz/trace/events.h), and hands the log over when it is full, before
  * a park once BLITZ_EVENT_PARK_FLUSH_NS have passed since the last, at a
  * tick once BLITZ_EVENT_FLUSH_NS have, and at the worker's exit.  Handing
  * over is committing a slot of the worker's ring (event_ring.h) while
@@ -47,7 +47,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <blitz/events.h>
+#include <blitz/trace/events.h>
 #include "../probes.h"
 #include "event_ring.h"
 #include "tick_clock.h"
@@ -146,7 +146,7 @@ static inline void events_room(struct worker_events *e, uint32_t n)
  * The record's count is kept in its log's header as it grows (release: a
  * plain store on x86), so that a flight recorder's dump reads the log the
  * worker is writing (event_ring.c).  @aux: the peer worker or the task's
- * queueing number, by type (<blitz/events.h>).
+ * queueing number, by type (<blitz/trace/events.h>).
  */
 static inline __attribute__((always_inline)) void
 events_put(struct worker_events *e, unsigned type, uint64_t ticks, uint64_t task, uint64_t arg,

@@ -436,7 +436,7 @@ static int dump_ring(int fd, const struct blitz_event_ring *shm, unsigned *logs)
 
 /*
  * event_ring_dump_fd - every ring of the process, as a trace file
- * (<blitz/events.h>), to @fd: the number of logs written, -ENODATA if
+ * (<blitz/trace/events.h>), to @fd: the number of logs written, -ENODATA if
  * there is no ring, -EBUSY if another dump or a ring's making holds the
  * list for 100 ms, or the write's -errno.  Only write(2) and memory
  * reads: a signal handler may call it.

@@ -2,7 +2,7 @@
 /*
  * core/trace/event_ring.h - the event log's ring transport: a worker's
  * logs in a memfd that a reader maps and reads in place (the layout and
- * the protocol are <blitz/events.h>, struct blitz_event_ring; docs/probes.md,
+ * the protocol are <blitz/trace/events.h>, struct blitz_event_ring; docs/probes.md,
  * "The event log").  A log is committed with a few stores instead of a
  * probe's trap, and a reader that keeps up costs the worker nothing more.
  *
@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <blitz/events.h>
+#include <blitz/trace/events.h>
 
 /* The ring's size per worker when neither the knob nor the flight recorder sets it. */
 #define EVENT_RING_DEFAULT_KB	4096

@@ -205,6 +205,7 @@ void worker_hist_init(struct worker_hist *h, unsigned worker, unsigned sample, u
 	h->countdown = 1;
 	h->rng = 2463534242u + worker * 0x9e3779b9u;	/* any non-zero seed */
 	h->snap.size = sizeof(h->snap);
+	h->snap.version = BLITZ_HIST_VERSION;
 	h->snap.kinds = BLITZ_HIST_KINDS;
 	h->snap.worker = (int)worker;
 	h->snap.sample = h->sample;

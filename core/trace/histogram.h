@@ -3,7 +3,7 @@
  * core/trace/histogram.h - each worker's summary histograms
  * (docs/probes.md, "Summary histograms"): collected only while a tracer holds hist_snapshot's semaphore, in the
  * worker's own memory, and handed out at hist_snapshot (the layout is
- * include/blitz/histograms.h).
+ * include/blitz/trace/histograms.h).
  *
  * Cost while collecting: a traced run should describe the untraced one,
  * so the sample is taken by whole ticks.  At each tick's start (which reads
@@ -54,7 +54,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <blitz/config.h>
-#include <blitz/histograms.h>
+#include <blitz/trace/histograms.h>
 #include "../probes.h"
 
 struct blitz_worker;

@@ -122,7 +122,7 @@ trace_poll_end(struct trace_poll *p, struct blitz_worker *w, struct blitz_task *
 
 /*
  * task_queueing - the queueing number a record of @type gives @t: 0 for
- * its spawn, the next for a schedule (<blitz/events.h>, seq).
+ * its spawn, the next for a schedule (<blitz/trace/events.h>, seq).
  */
 static inline uint32_t task_queueing(struct blitz_task *t, unsigned type)
 {

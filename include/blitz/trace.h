@@ -6,7 +6,7 @@
  * With BLITZ_FLIGHT=N (cfg.flight_kb), each worker keeps its last N KiB
  * of event-log records in a ring in memory, overwriting the oldest, with
  * no tracer attached; a dump writes what the rings hold, as a trace file
- * (<blitz/events.h>) that `blitz-events --read` reads.  Three ways to take
+ * (<blitz/trace/events.h>) that `blitz-events --read` reads.  Three ways to take
  * one: this call, the signal BLITZ_FLIGHT_SIGNAL names (to
  * blitz-flight.PID in the process's working directory), and
  * `blitz-events --dump PID` from outside, which reads the rings in place.

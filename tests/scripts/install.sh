@@ -14,7 +14,8 @@ san=${BLITZ_SANITIZE:-}
 make -s -C "$src" O="$obj" SANITIZE="$san" install PREFIX=$prefix DESTDIR="$tmp/stage"
 cc() { command cc ${san:+-fsanitize=$san} "$@"; }
 root="$tmp/stage$prefix"
-for f in include/blitz.h include/blitz/task.h lib/libblitz.a lib/libblitz.so \
+for f in include/blitz.h include/blitz/task.h include/blitz/trace/events.h \
+	 include/blitz/trace/histograms.h lib/libblitz.a lib/libblitz.so \
 	 lib/libblitz.so.0 lib/pkgconfig/blitz.pc libexec/blitz/sched-bench; do
 	[ -e "$root/$f" ] || { echo "not installed: $f"; exit 1; }
 done

@@ -139,4 +139,34 @@ if grep -q '^     nsecs               : count    distribution$' "$tmp/polltime.o
 else
 	bad "polltime --summary: text output:"; cat "$tmp/polltime.out"
 fi
+
+# --- snapshots of another layout: skipped, counted, said -------------------
+# hist-layout fires hist_snapshot 5 times with layouts no tool may read (2
+# of another size, then 3 of the next version): every summary tool merges
+# none and says how many it skipped, and which version it saw.
+version=$(sed -n 's/^#define BLITZ_HIST_VERSION[[:space:]]*\([0-9]*\).*/\1/p' \
+	"$src/include/blitz/trace/histograms.h")
+summary_tools=(polltime schedlat steal park tasksrc ewma)
+for n in "${summary_tools[@]}"; do lib="$obj/tests/hist-layout" start_tool $n -j; done
+bt=0
+if command -v bpftrace > /dev/null; then
+	lib="$obj/tests/hist-layout" start_twin summary; wait_twin summary; bt=1
+fi
+"$obj/tests/hist-layout" > /dev/null || bad "hist-layout exited $?"
+for n in "${summary_tools[@]}"; do stop_tool $n; done
+[ $bt -eq 0 ] || stop_twins
+for n in "${summary_tools[@]}"; do
+	msg="blitz-$n: 5 snapshots skipped: the runtime's histogram layout is version $((version + 1)), this tool reads version $version"
+	if grep -qF "$msg" "$tmp/$n.err"; then ok "$n --summary: skips 5 snapshots of another layout and says so"
+	else bad "$n --summary: no \"$msg\" in: $(cat "$tmp/$n.err")"; fi
+	check "$n --summary: merges nothing of another layout" \
+		"$(jq_py "$tmp/$n.out" 'sum(h["count"] for h in r[-1]["histograms"])')" 0
+done
+if [ $bt -eq 1 ]; then
+	check "summary.bt: @skipped_other_layout == 5" "$(bt_val "$tmp/summary.bt.out" skipped_other_layout)" 5
+	if grep -q '^@polls\b' "$tmp/summary.bt.out"; then bad "summary.bt: read a snapshot of another layout"
+	else ok "summary.bt: read no snapshot of another layout"; fi
+else
+	echo "skip summary.bt on another layout: bpftrace not installed"
+fi
 finish

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_event_ring.c - the event log's ring transport and the flight
- * recorder (core/trace/event_ring.c, flight.c; <blitz/events.h>).  The
+ * recorder (core/trace/event_ring.c, flight.c; <blitz/trace/events.h>).  The
  * test is the rings' reader: event_ring's semaphore is raised as the
  * kernel raises it when a tracer attaches, and a thread of the test finds
  * the workers' rings in /proc/self/fd and maps them, as blitz-events does
@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <blitz/events.h>
+#include <blitz/trace/events.h>
 #include "../../core/probes.h"
 #include "suites.h"
 

@@ -3,7 +3,7 @@ but not typed into the text either): include/blitz/config.h's #defines,
 the EWMA's initial value and weight from core/sched/worker.c, the task
 state word's fields from core/sched/task.h, the summary histograms'
 snapshot intervals from core/trace/histogram.h, the event log's size and
-park flush interval from include/blitz/events.h."""
+park flush interval from include/blitz/trace/events.h."""
 import re
 import sys
 
@@ -64,7 +64,7 @@ def generate(em, ctx):
     em.define(macro_name("snapshot park"), ns_text(hist.get("HIST_SNAPSHOT_PARK_NS")))
     em.define(macro_name("snapshot tick"), ns_text(hist.get("HIST_SNAPSHOT_NS")))
 
-    events = defines(source(ctx, "include/blitz/events.h"))
+    events = defines(source(ctx, "include/blitz/trace/events.h"))
     em.num(macro_name("event log records"), events.get("BLITZ_EVENT_LOG_RECORDS"), 0)
     em.define(macro_name("event park flush"), ns_text(events.get("BLITZ_EVENT_PARK_FLUSH_NS")))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * blitz/histograms.h - the layout of a worker's summary histograms, as the
+ * blitz/trace/histograms.h - the layout of a worker's summary histograms, as the
  * hist_snapshot probe hands them to a tracer (docs/probes.md, "Summary
  * histograms").
  *
@@ -13,8 +13,15 @@
  *
  * Plain C types only (no headers): the same text compiles for BPF.
  */
-#ifndef BLITZ_HISTOGRAMS_H
-#define BLITZ_HISTOGRAMS_H
+#ifndef BLITZ_TRACE_HISTOGRAMS_H
+#define BLITZ_TRACE_HISTOGRAMS_H
+
+/*
+ * The layout's version (a snapshot's version): a tool checks it, with the
+ * size, before it reads a snapshot, and counts the ones it skips.  Raised
+ * whenever a field moves or changes meaning.
+ */
+#define BLITZ_HIST_VERSION	2
 
 /*
  * Slot k counts values v with floor(log2(v)) == k, except slot 0, which
@@ -51,10 +58,12 @@ struct blitz_hist_log2 {
 };
 
 struct blitz_hist_snapshot {
-	unsigned int size;		/* sizeof(struct blitz_hist_snapshot): the layout */
+	unsigned int size;		/* sizeof(struct blitz_hist_snapshot) */
+	unsigned int version;		/* BLITZ_HIST_VERSION */
 	unsigned int kinds;		/* BLITZ_HIST_KINDS */
 	int worker;			/* the worker's index */
 	unsigned int sample;		/* one tick in sample is timed (BLITZ_HIST_SAMPLE; auto: the period now) */
+	unsigned int reserved;		/* 0: keeps runtime 8-aligned for every compiler */
 	unsigned long long runtime;	/* which runtime of the process: 1, 2, ... */
 	unsigned long long seq;		/* this worker's snapshot number, from 1 */
 	/*
@@ -79,4 +88,4 @@ struct blitz_hist_snapshot {
 	unsigned long long polls_by_source[BLITZ_HIST_SOURCES];
 };
 
-#endif /* BLITZ_HISTOGRAMS_H */
+#endif /* BLITZ_TRACE_HISTOGRAMS_H */

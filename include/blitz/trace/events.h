@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * blitz/events.h - the layout of a worker's event log, as the event_flush
+ * blitz/trace/events.h - the layout of a worker's event log, as the event_flush
  * probe hands it to a tracer, as a ring in shared memory holds it, and as
  * a trace file stores it (docs/probes.md, "The event log").
  *
@@ -23,8 +23,8 @@
  *
  * Plain C types only (no headers): the same text compiles for BPF.
  */
-#ifndef BLITZ_EVENTS_H
-#define BLITZ_EVENTS_H
+#ifndef BLITZ_TRACE_EVENTS_H
+#define BLITZ_TRACE_EVENTS_H
 
 /* Records per log: one flush (a trap and a 16 KiB copy) per this many events. */
 #define BLITZ_EVENT_LOG_RECORDS	512
@@ -175,4 +175,4 @@ struct blitz_event_file_head {
 	unsigned int reserved;
 };
 
-#endif /* BLITZ_EVENTS_H */
+#endif /* BLITZ_TRACE_EVENTS_H */
