@@ -2,7 +2,8 @@
 # echo-loadgen.sh - the neutral load generator (experiments/peers/loadgen)
 # builds without blitz, measures echo-bench's server and prints one JSON line
 # with the fields run-echo and compare-echo read (msgs > 0, errors 0, the
-# server's and its own CPU per message); a server whose echo differs is
+# server's and its own CPU per message, each split into user and kernel
+# time that add up to it); a server whose echo differs is
 # counted in "errors" with exit 1; bad arguments exit 2 with one line.
 # Numbers only: no timing assertions.
 set -euo pipefail
@@ -43,7 +44,8 @@ assert len(lines) == 1, f"{what}: {len(lines)} lines"
 r = json.loads(lines[0])
 need = ["runtime", "bench", "client", "workers", "backend", "connections", "size", "duration_s",
         "window_s", "msgs", "msgs_per_sec", "min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
-        "max_ns", "client_cpu_ns_per_msg", "server_cpu_ns_per_msg", "errors"]
+        "max_ns", "client_cpu_ns_per_msg", "client_user_ns_per_msg", "client_sys_ns_per_msg",
+        "server_cpu_ns_per_msg", "server_user_ns_per_msg", "server_sys_ns_per_msg", "errors"]
 missing = [k for k in need if k not in r]
 assert not missing, f"{what}: missing {missing}"
 assert r["errors"] == errors, f"{what}: {r['errors']} errors, expected {errors}"
@@ -54,6 +56,10 @@ assert r["min_ns"] <= r["p50_ns"] <= r["p90_ns"] <= r["p99_ns"] <= r["p999_ns"] 
     f"{what}: percentiles out of order"
 assert r["client_cpu_ns_per_msg"] > 0, f"{what}: no CPU per message"
 assert r["server_cpu_ns_per_msg"] is not None and r["server_cpu_ns_per_msg"] >= 0, f"{what}: no server CPU"
+# The split adds up to the whole (each printed to 0.1 ns), for both processes.
+for who in ("client", "server"):
+    u, k, c = (r[f"{who}_{m}_ns_per_msg"] for m in ("user", "sys", "cpu"))
+    assert u >= 0 and k >= 0 and abs(u + k - c) <= 0.15, f"{what}: {who} user {u} + kernel {k} != {c}"
 # Fairness: the connections' round trips add up to msgs, so the least and
 # the most a connection made bound msgs; a connection's longest is a round
 # trip of the window; no gap without an echo is longer than the window

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # experiments-peers.sh - experiments/peers in quick mode: blitz against
 # Tokio, Go and libuv: the ratio tables, the plots, and the server's CPU per
-# message on every echo line.
+# message on every echo line, split into user space and kernel.
 set -euo pipefail
 . "$(dirname "$0")/experiments-lib.bash"
 
@@ -36,4 +36,11 @@ python3 -c 'import json,sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 assert rows and all(r["msgs"] > 0 and r["server_cpu_ns_per_msg"] > 0 for r in rows), rows' \
 	"$tmp/pe/raw/echo.jsonl" && echo "ok   peers: every echo line has the server's CPU per message" || fail=1
+# ... split into user space and kernel, in a table of its own.
+python3 -c 'import json,sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert all(r["server_user_ns_per_msg"] + r["server_sys_ns_per_msg"] > 0 for r in rows), rows' \
+	"$tmp/pe/raw/echo.jsonl" && grep -q '^| server | user ns | kernel ns | user |' "$tmp/pe/echo.md" &&
+	echo "ok   peers: the echo table splits the server's CPU into user and kernel" ||
+	{ echo "FAIL peers: no user/kernel split of the server's CPU in echo.md"; fail=1; }
 exit $fail

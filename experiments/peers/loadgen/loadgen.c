@@ -38,9 +38,9 @@
  * it and reported nothing) at which a round trip has ended in it (at most
  * MAX_EXTEND_NS later it closes anyway); round trips that end in it are
  * counted, and the CPU time of the load generator (getrusage) and, with
- * --server-pid, of the server (utime + stime of /proc/PID/stat, every
+ * --server-pid, of the server (utime and stime of /proc/PID/stat, every
  * thread) are read at both ends, so "cpu per message" divides the CPU of the
- * window by its messages.  Each connection counts its round trips and its
+ * window by its messages, in all and split into user space and kernel.  Each connection counts its round trips and its
  * longest in the window, for the fairness fields (print_fairness).
  */
 #define _GNU_SOURCE
@@ -88,9 +88,15 @@ struct conn {
 };
 
 /* A CPU reading at one end of the window. */
+/* CPU time in ns, split by mode: user space, and the kernel on the process's behalf. */
+struct cpu_split {
+	uint64_t user, sys;
+};
+
 struct cpu_mark {
-	uint64_t wall_ns, self_ns, server_ns;
-	bool server_ok;			/* server_ns was read */
+	uint64_t wall_ns;
+	struct cpu_split self, server;
+	bool server_ok;			/* server was read */
 };
 
 struct gen {
@@ -368,8 +374,12 @@ static void on_event(struct gen *g, struct conn *c, uint32_t ev)
 	start_msg(g, c);
 }
 
-/* server_cpu_ns - the server's utime + stime (every thread) in @ns; false if unreadable. */
-static bool server_cpu_ns(long pid, uint64_t *ns)
+/*
+ * server_cpu - the server's utime and stime (every thread) in ns; false if
+ * unreadable.  The kernel accounts them by the tick (USER_HZ here): each
+ * is a sample, exact over many ticks, not a measurement of each switch.
+ */
+static bool server_cpu(long pid, struct cpu_split *cpu)
 {
 	unsigned long long ut, st;
 	char path[64], buf[1024], *p;
@@ -390,8 +400,15 @@ static bool server_cpu_ns(long pid, uint64_t *ns)
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
 			 &ut, &st) != 2)
 		return false;
-	*ns = (ut + st) * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+	cpu->user = ut * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+	cpu->sys = st * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
 	return true;
+}
+
+/* cpu_since - the CPU time from @a to @b (each mode's counter only grows). */
+static struct cpu_split cpu_since(const struct cpu_split *a, const struct cpu_split *b)
+{
+	return (struct cpu_split){ .user = b->user - a->user, .sys = b->sys - a->sys };
 }
 
 static void mark(struct gen *g, struct cpu_mark *m)
@@ -400,9 +417,9 @@ static void mark(struct gen *g, struct cpu_mark *m)
 
 	getrusage(RUSAGE_SELF, &ru);
 	m->wall_ns = g->now;
-	m->self_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
-		     ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
-	m->server_ok = g->o->server_pid && server_cpu_ns(g->o->server_pid, &m->server_ns);
+	m->self.user = (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u;
+	m->self.sys = (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	m->server_ok = g->o->server_pid && server_cpu(g->o->server_pid, &m->server);
 }
 
 /* How long past --duration the window waits for its first round trip. */
@@ -511,9 +528,15 @@ static void print_result(const struct gen *g)
 	const struct hist *h = &g->h;
 	double window = g->measuring ? (double)(g->to.wall_ns - g->from.wall_ns) / 1e9 : 0;
 	double rate = window > 0 ? (double)g->msgs / window : 0, msgs = (double)g->msgs;
-	double self = g->measuring ? (double)(g->to.self_ns - g->from.self_ns) : 0;
-	double srv = g->measuring && g->from.server_ok && g->to.server_ok ?
-		     (double)(g->to.server_ns - g->from.server_ns) : -1;
+	bool srv_ok = g->measuring && g->from.server_ok && g->to.server_ok;
+	struct cpu_split self = { 0 }, srv = { 0 };
+	double srv_all;
+
+	if (g->measuring)
+		self = cpu_since(&g->from.self, &g->to.self);
+	if (srv_ok)
+		srv = cpu_since(&g->from.server, &g->to.server);
+	srv_all = (double)(srv.user + srv.sys);
 
 	printf("{\"bench\":\"echo\",\"client\":\"echo-loadgen\"");
 	print_json_str("runtime", o->label);
@@ -536,15 +559,21 @@ static void print_result(const struct gen *g)
 	       (unsigned long long)h->max,
 	       (unsigned long long)(h->count ? h->sum / h->count : 0));
 	if (msgs > 0)
-		printf(",\"client_cpu_ns_per_msg\":%.1f,\"client_cpu_util\":%.3f", self / msgs,
-		       self / 1e9 / window);
+		printf(",\"client_cpu_ns_per_msg\":%.1f,\"client_user_ns_per_msg\":%.1f,"
+		       "\"client_sys_ns_per_msg\":%.1f,\"client_cpu_util\":%.3f",
+		       (double)(self.user + self.sys) / msgs, (double)self.user / msgs,
+		       (double)self.sys / msgs, (double)(self.user + self.sys) / 1e9 / window);
 	else
-		printf(",\"client_cpu_ns_per_msg\":null,\"client_cpu_util\":null");
-	if (msgs > 0 && srv >= 0)
-		printf(",\"server_pid\":%ld,\"server_cpu_ns_per_msg\":%.1f,\"server_cpu_util\":%.3f",
-		       o->server_pid, srv / msgs, srv / 1e9 / window);
+		printf(",\"client_cpu_ns_per_msg\":null,\"client_user_ns_per_msg\":null,"
+		       "\"client_sys_ns_per_msg\":null,\"client_cpu_util\":null");
+	if (msgs > 0 && srv_ok)
+		printf(",\"server_pid\":%ld,\"server_cpu_ns_per_msg\":%.1f,\"server_user_ns_per_msg\":%.1f,"
+		       "\"server_sys_ns_per_msg\":%.1f,\"server_cpu_util\":%.3f",
+		       o->server_pid, srv_all / msgs, (double)srv.user / msgs, (double)srv.sys / msgs,
+		       srv_all / 1e9 / window);
 	else
-		printf(",\"server_pid\":%s,\"server_cpu_ns_per_msg\":null,\"server_cpu_util\":null",
+		printf(",\"server_pid\":%s,\"server_cpu_ns_per_msg\":null,\"server_user_ns_per_msg\":null,"
+		       "\"server_sys_ns_per_msg\":null,\"server_cpu_util\":null",
 		       o->server_pid ? "0" : "null");
 	print_fairness(g);
 	printf(",\"errors\":%llu}\n", (unsigned long long)g->errors);
@@ -557,11 +586,11 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct gen *g;
 	socklen_t len;
-	uint64_t ns;
+	struct cpu_split cpu;
 
 	parse_opts(argc, argv, &o);
 	resolve(o.addr, &ss, &len);
-	if (o.server_pid && !server_cpu_ns(o.server_pid, &ns)) {
+	if (o.server_pid && !server_cpu(o.server_pid, &cpu)) {
 		fprintf(stderr, PROG ": --server-pid %ld: cannot read /proc/%ld/stat\n",
 			o.server_pid, o.server_pid);
 		return 2;
