@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backends/driver.h - the I/O driver: one backend interface, three backends.
+ * backends/driver.h - the I/O driver: one backend interface, a backend per
+ * file (backends/driver.c's table; docs/io.md, "Adding a backend").
  *
  * An operation's state goes IDLE -> PENDING (submitted; its waker holds a
  * reference to the task) -> DONE (result stored, waker woken).  Exactly one

@@ -5,7 +5,7 @@
 #     libblitz.so; with one mapping it, or with -p, it says nothing;
 # (b) -p PID, attached to a sched-bench already running, finds the
 #     libblitz.so it maps, counts its events, and exits by itself when it ends;
-# (c) one SIGINT ends each of the nine tools, idle (blitz-events and
+# (c) one SIGINT ends every tool, idle (blitz-events and
 #     blitz-ewma in their ring buffer's poll), and one sent before a tool
 #     is ready ends it too (a script's background job starts with SIGINT
 #     ignored until the tool's handler is in place);
