@@ -33,7 +33,7 @@
  * threads' logs hold whole (events_outside_publish), on the exiting
  * thread: those threads are stopped wherever they are.  Its records reach
  * a tracer later than the workers' (their pairs are made as they come:
- * tools/events.c).
+ * tools/events_pair.c).
  *
  * A poll's start reserves room for its end, so that a flush never falls
  * between them unless the poll itself logs (spawns, schedules, a join's
