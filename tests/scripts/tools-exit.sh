@@ -28,8 +28,11 @@ stop_tool polltime
 stop_tool events
 check "outside-queue -x, blitz-polltime (summary): at least the $polled polls before the exit" \
 	"$(jq_py "$tmp/polltime.out" "sum(h['count'] for h in r[0]['histograms'] if h['label'] == 'all') >= $polled")" True
-check "outside-queue -x, blitz-events: spawns; at least the $polled polls, each ended" \
-	"$(jq_py "$tmp/events.out" "(r[0]['events']['spawn'], r[0]['events']['poll_start'] >= $polled, r[0]['events']['poll_end'] == r[0]['events']['poll_start'])")" \
+# After its hand-over the worker goes on polling the task that yields for
+# ever, and the tool reads its ring in place, so the exit may stop it
+# between a poll's start and its end: one poll (one worker) may be open.
+check "outside-queue -x, blitz-events: spawns; at least the $polled polls, each ended but one at the exit" \
+	"$(jq_py "$tmp/events.out" "(r[0]['events']['spawn'], r[0]['events']['poll_start'] >= $polled, 0 <= r[0]['events']['poll_start'] - r[0]['events']['poll_end'] <= 1)")" \
 	"(1001, True, True)"
 
 # A thread that is not a worker, which the exit stops where it is:
