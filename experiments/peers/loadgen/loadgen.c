@@ -40,8 +40,9 @@
  * counted, and the CPU time of the load generator (getrusage) and, with
  * --server-pid, of the server (utime and stime of /proc/PID/stat, every
  * thread) are read at both ends, so "cpu per message" divides the CPU of the
- * window by its messages, in all and split into user space and kernel.  Each connection counts its round trips and its
- * longest in the window, for the fairness fields (print_fairness).
+ * window by its messages, in all and split into user space and kernel.
+ * Each connection counts its round trips and its longest in the window,
+ * for the fairness fields (print_fairness).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -381,7 +382,7 @@ static void on_event(struct gen *g, struct conn *c, uint32_t ev)
  */
 static bool server_cpu(long pid, struct cpu_split *cpu)
 {
-	unsigned long long ut, st;
+	unsigned long long ut, st, tick_ns;
 	char path[64], buf[1024], *p;
 	ssize_t n;
 	int fd;
@@ -400,8 +401,9 @@ static bool server_cpu(long pid, struct cpu_split *cpu)
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
 			 &ut, &st) != 2)
 		return false;
-	cpu->user = ut * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
-	cpu->sys = st * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+	tick_ns = 1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK);
+	cpu->user = ut * tick_ns;
+	cpu->sys = st * tick_ns;
 	return true;
 }
 
