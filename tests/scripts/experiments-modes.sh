@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # experiments-modes.sh - experiments/modes in quick mode: each row's runs
-# beside the machine (a line per run, the table per row), and as root the
+# beside the machine (a line per run, the table per row), the one-worker
+# rows placed by hand (each placement run, in pairs), and as root the
 # traced half: every row's trace read whole (nothing lost) and its
 # iterations found in the log; analyze refuses what is not a trace file.
 set -euo pipefail
@@ -13,6 +14,19 @@ n=$(grep -c '"line_ns"' "$tmp/m/raw/beside.jsonl")
 for row in yield_many@2 chained_spawn@1 spawn_many_remote@1 mutex_contended_4t@4; do
 	grep -q "^## $row: 3 runs" "$tmp/m/summary.md" && echo "ok   modes: $row's table" ||
 		{ echo "FAIL modes: no table for $row"; fail=1; }
+done
+# Quick mode: 2 pairs of each one-worker row; a run's ns per op is positive.
+for row in chained_spawn@1 spawn_many_remote@1; do
+	for pl in same apart; do
+		n=$(python3 -c 'import json, sys
+print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)]
+          if r["row"] == sys.argv[2] and r["placement"] == sys.argv[3] and r["ns_per_op"] > 0))' \
+			"$tmp/m/raw/placement.jsonl" "$row" "$pl")
+		[ "$n" -eq 2 ] && echo "ok   modes: $row placed $pl: 2 runs" ||
+			{ echo "FAIL modes: $row placed $pl: $n runs, not 2"; fail=1; }
+	done
+	grep -q "^| $row | apart / same |" "$tmp/m/summary.md" && echo "ok   modes: $row's placement ratio" ||
+		{ echo "FAIL modes: no placement ratio for $row"; fail=1; }
 done
 if [ "$(id -u)" -eq 0 ] && [ -x "$obj/tools/bin/blitz-events" ]; then
 	for row in yield_many@2 mutex_contended_4t@4; do
