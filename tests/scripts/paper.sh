@@ -5,8 +5,9 @@
 # undefined reference, no line running off the page.
 #
 # The results set is the smallest that exercises every kind of generated
-# output: the backends experiment alone (tables, macros, tools/plot
-# histograms and an experiment's own plot script), about a minute in quick
+# output: the backends experiment (tables, macros, tools/plot histograms
+# and an experiment's own plot script) and the modes experiment (the
+# timelines tools/timeline draws), about a minute and a half in quick
 # mode.  All five quick experiments took ten minutes here (make -C
 # papers/blitz with no results runs them: 15 pages, 13 plots), too long
 # for make check; the paper's other parts then say that their results are
@@ -49,6 +50,10 @@ fi
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 "$src/experiments/backends/run" --quick --build "$obj" --out "$tmp/results/backends/$stamp" \
 	> "$tmp/backends.log" 2>&1 || { echo "FAIL backends --quick:"; tail -20 "$tmp/backends.log"; exit 1; }
+# The modes experiment adds the pictures drawn by tools/timeline (as root)
+# and a plot of its own (about 15 s in quick mode).
+"$src/experiments/modes/run" --quick --build "$obj" --out "$tmp/results/modes/$stamp" \
+	> "$tmp/modes.log" 2>&1 || { echo "FAIL modes --quick:"; tail -20 "$tmp/modes.log"; exit 1; }
 
 make -s -C "$paper" RESULTS="$tmp/results" RESULTS_ROOT="$tmp/empty" MISSING=skip \
 	OUT="$tmp/paper" BUILD="$obj" > "$tmp/make.log" 2>&1 ||
@@ -68,8 +73,11 @@ want=$(grep -c . "$gen/figures.list" || true)
 have=$(pdfimages -list "$pdf" | awk 'NR > 2 && $3 == "image"' | wc -l)
 # Without root the experiment collects no histograms (it says why): then
 # its echo plot is the only one.
+# modes adds its placement plot where it has two CPUs to place on (its
+# timelines need both kinds of iteration, which a quick run may not have).
 least=3
 [ ! -e "$tmp/results/backends/$stamp/hist/NOT-COLLECTED" ] || least=1
+[ ! -s "$tmp/results/modes/$stamp/raw/placement.jsonl" ] || least=$((least + 1))
 [ "$want" -ge $least ] && ok "$want generated plots (at least $least)" || bad "only $want generated plots, want $least"
 [ "$have" -eq "$want" ] && ok "$have images in the PDF, one per generated plot" ||
 	bad "$have images in the PDF, $want generated plots"
@@ -88,6 +96,8 @@ done < <(grep -ho '\\section\*\?{[^}]*}' "$paper/blitz.tex" "$paper"/sections/*.
 	sed -e 's/^\\section\*\?{//' -e 's/}$//' -e 's/\\_/_/g' -e 's/\\[a-z]*{}//g')
 [ "$headings" -ge 10 ] && ok "$headings section headings, each found in the PDF's text" ||
 	bad "only $headings section headings in the sources"
+grep -qF "Placing the two threads by hand" "$tmp/text" && ok "the modes section has its results" ||
+	bad "the modes section says its results are missing"
 grep -qF "The results used" "$tmp/text" && grep -qF "$stamp" "$tmp/text" &&
 	ok "the appendix cites the results directory" || bad "the appendix does not cite backends/$stamp"
 grep -qF "global injection queue" "$tmp/text" && ok "the layout figure is there" ||
