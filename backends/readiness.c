@@ -132,12 +132,13 @@ static int perform(struct fd_entry *e, struct blitz_io_op *op)
  * or urgent data: a short read no longer says the socket is empty (the next
  * read returns 0, the error or the rest without a new edge), so the read
  * side is always tried from now on.  Sticky until the descriptor number
- * is registered anew (learn).
+ * is registered anew (learn), and through that if it came after.
  */
 void readiness_ended(struct fd_entry *e)
 {
 	spin_lock(&e->lock);
 	e->ended = true;
+	e->read_events++;
 	spin_unlock(&e->lock);
 }
 
@@ -150,8 +151,10 @@ void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir)
 	struct blitz_io_op *done = NULL, **tail = &done, *op;
 
 	spin_lock(&e->lock);
-	if (dir == 0)
+	if (dir == 0) {
 		e->drained = false;	/* an edge: something may have arrived */
+		e->read_events++;
+	}
 	while ((op = e->head[dir])) {
 		int res = perform(e, op);
 
@@ -173,21 +176,37 @@ void readiness_run(struct blitz_io *io, struct fd_entry *e, int dir)
 
 /*
  * learn - @e's descriptor is newly watched: a file the marks of the last one
- * with this number (a closed descriptor's) must not apply to.  An event on
- * it may already be running the list (arm reports it at once if ready);
- * either order only costs one more try.
+ * with this number (a closed descriptor's) must not apply to.  @seen is
+ * @read_events when the operation was queued, before the registration.
+ *
+ * The registration reports a ready descriptor at once, so an event of the
+ * new file may have run between it and this (its readiness_ended and its
+ * run of the list are two critical sections, and this may fall between
+ * them).  If none ran, every mark is the old file's: clear them.  If one
+ * did, its @ended is the new file's and must stand: cleared, a short read
+ * in the event's run would mark the socket drained with the peer's FIN
+ * already consumed as an edge, and the next read would wait for ever
+ * (tests/model/readiness.pml).  Its @drained may rest on the old file's
+ * @tcp: clear it, and try the reads it held back once more.
  */
-static void learn(struct fd_entry *e)
+static void learn(struct blitz_io *io, struct fd_entry *e, unsigned seen)
 {
 	int proto = 0;
 	socklen_t len = sizeof(proto);
 	bool tcp = getsockopt(e->fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) == 0 &&
 		   proto == IPPROTO_TCP;
+	bool rerun = false;
 
 	spin_lock(&e->lock);
 	e->tcp = tcp;
-	e->drained = e->ended = false;
+	if (e->read_events == seen)
+		e->ended = false;
+	else
+		rerun = e->drained && e->head[0];
+	e->drained = false;
 	spin_unlock(&e->lock);
+	if (rerun)
+		readiness_run(io, e, 0);
 }
 
 /*
@@ -210,6 +229,7 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		     bool *done, int (*arm)(struct blitz_io *io, int fd))
 {
 	struct fd_entry *e = readiness_entry(r, op->fd);
+	unsigned seen;
 	int res;
 
 	*done = true;
@@ -228,6 +248,7 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 		}
 	}
 	list_append(e, op);
+	seen = e->read_events;
 	if (e->watched) {		/* owned, watched since it was accepted */
 		spin_unlock(&e->lock);
 		*done = false;
@@ -236,7 +257,7 @@ int readiness_submit(struct blitz_io *io, struct readiness *r, struct blitz_io_o
 	spin_unlock(&e->lock);
 	res = arm(io, op->fd);
 	if (res > 0)
-		learn(e);
+		learn(io, e, seen);
 	if (res >= 0 && r->arm_once) {
 		spin_lock(&e->lock);
 		e->watched = e->owned;

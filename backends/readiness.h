@@ -36,6 +36,13 @@ struct fd_entry {
 	 */
 	bool tcp, drained, ended;
 	/*
+	 * @read_events: read-side events run on the entry (readiness_ended,
+	 * readiness_run of side 0), under lock.  learn() compares it with the
+	 * count at the append to tell whether an event of the new file came
+	 * between its registration and learn, whose @ended must then stand.
+	 */
+	unsigned read_events;
+	/*
 	 * @owned: an owned socket (BLITZ_ACCEPT_OWNED), which only
 	 * readiness_close() closes; @watched: the backend has watched it
 	 * since (epoll: added), so its next waits skip arm.  Under lock.
