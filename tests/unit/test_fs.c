@@ -617,15 +617,21 @@ START_TEST(cancelled_tasks_leak_nothing)
 	static unsigned char data[1 << 20];
 	struct blitz_task *t[40];
 	struct blitz_fs_dir d[40];
+	const char *big;
 
 	SETUP_OR_SKIP();
-	ck_assert_int_eq(fs_write_file(path("big"), data, sizeof(data)), (int64_t)sizeof(data));
+	/*
+	 * One path for every task: a cancelled pool job may still be reading
+	 * it, and path() rewrites its buffers in turn.
+	 */
+	big = path("big");
+	ck_assert_int_eq(fs_write_file(big, data, sizeof(data)), (int64_t)sizeof(data));
 	/* Cancelled at once, a little later, or after completion. */
 	for (int i = 0; i < 40; i++) {
 		struct one s = { 0 };
 
 		if (i % 2)
-			blitz_fs_prep_read_file(&s.op, path("big"));
+			blitz_fs_prep_read_file(&s.op, big);
 		else
 			blitz_fs_prep_readdir(&s.op, dir, &d[i]);
 		t[i] = blitz_spawn(rt, &one_vt, &s, sizeof(s));
@@ -666,13 +672,15 @@ START_TEST(cancelled_opens_leak_no_descriptor)
 {
 	struct blitz_task *t[40];
 	int before = test_open_fds();
+	const char *f;
 
 	SETUP_OR_SKIP();
-	ck_assert_int_eq(fs_write_file(path("f"), "data", 4), 4);
+	f = path("f");	/* one path: see cancelled_tasks_leak_nothing */
+	ck_assert_int_eq(fs_write_file(f, "data", 4), 4);
 	for (int i = 0; i < 40; i++) {
 		struct one s = { 0 };
 
-		blitz_fs_prep_open_flags(&s.op, path("f"), O_RDONLY, 0);
+		blitz_fs_prep_open_flags(&s.op, f, O_RDONLY, 0);
 		t[i] = blitz_spawn(rt, &one_vt, &s, sizeof(s));
 		ck_assert_ptr_nonnull(t[i]);
 		if (i % 3 == 1)
