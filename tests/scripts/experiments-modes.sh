@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # experiments-modes.sh - experiments/modes in quick mode: each row's runs
-# beside the machine (a line per run, the table per row), the one-worker
-# rows placed by hand (each placement run, in pairs), and as root the
+# beside the machine (a line per run, the table per row, the CPUs it had),
+# the one-worker rows placed by hand (each placement run, in pairs), the
+# two-worker row placed by hand once, and as root the
 # traced half: every row's trace read whole (nothing lost) and its
 # iterations found in the log; analyze refuses what is not a trace file.
 set -euo pipefail
@@ -11,6 +12,13 @@ run_quick modes m
 n=$(grep -c '"line_ns"' "$tmp/m/raw/beside.jsonl")
 [ "$n" -eq 12 ] && echo "ok   modes: 12 untraced runs beside the machine (4 rows x 3)" ||
 	{ echo "FAIL modes: $n untraced runs, not 12"; fail=1; }
+# Each run's CPUs had: its CPU time over its wall time, above 0 and at most
+# the machine's CPUs (a little over for the clocks' granularity).
+n=$(python3 -c 'import json, os, sys
+print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)]
+          if 0 < r["cpus"] <= os.cpu_count() * 1.05))' "$tmp/m/raw/beside.jsonl")
+[ "$n" -eq 12 ] && echo "ok   modes: every untraced run says how many CPUs it had" ||
+	{ echo "FAIL modes: $n of 12 runs with a plausible CPUs-had figure"; fail=1; }
 for row in yield_many@2 chained_spawn@1 spawn_many_remote@1 mutex_contended_4t@4; do
 	grep -q "^## $row: 3 runs" "$tmp/m/summary.md" && echo "ok   modes: $row's table" ||
 		{ echo "FAIL modes: no table for $row"; fail=1; }
@@ -33,6 +41,18 @@ print(sum(1 for l in open(sys.argv[1]) for r in [json.loads(l)]
 	grep -q "^| $row | apart / same |" "$tmp/m/summary.md" && echo "ok   modes: $row's placement ratio" ||
 		{ echo "FAIL modes: no placement ratio for $row"; fail=1; }
 done
+# The two-worker row by hand, one round: each placement once, and the
+# busiest worker's share of the polls between a half and all of them.
+if [ -n "$placed" ]; then
+	"$src/experiments/modes/placement" -O "$obj" -n 1 -r yield_many@2 -o "$tmp" > "$tmp/ym.md"
+	for pl in spread stacked free; do
+		python3 -c 'import json, sys
+r = [r for l in open(sys.argv[1]) for r in [json.loads(l)] if r["placement"] == sys.argv[2]]
+sys.exit(not (len(r) == 1 and r[0]["ns_per_op"] > 0 and 0.5 <= r[0]["poll_share"] <= 1))' \
+			"$tmp/placement.jsonl" "$pl" && echo "ok   modes: yield_many@2 placed $pl" ||
+			{ echo "FAIL modes: yield_many@2 placed $pl: $(grep "| $pl |" "$tmp/ym.md")"; fail=1; }
+	done
+fi
 if [ -n "$placed" ] && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 	[ -s "$tmp/m/plots/placement.png" ] && echo "ok   modes: plots/placement.png drawn" ||
 		{ echo "FAIL modes: no plots/placement.png: $(tail -n 1 "$tmp/m/plots/modes.err" 2>/dev/null)"; fail=1; }
