@@ -98,6 +98,9 @@ done < <(grep -ho '\\section\*\?{[^}]*}' "$paper/blitz.tex" "$paper"/sections/*.
 	bad "only $headings section headings in the sources"
 grep -qF "Placing the two threads by hand" "$tmp/text" && ok "the modes section has its results" ||
 	bad "the modes section says its results are missing"
+# The two-worker paragraph counts the runs that recorded their CPUs (3 in quick mode).
+grep -qE "[0-9]+ of 3 runs were slow" "$tmp/text" && ok "the modes section counts yield_many's runs by CPUs had" ||
+	bad "the modes section's two-worker paragraph has no run count: $(grep -o '[^ ]* of [^ ]* runs were' "$tmp/text")"
 grep -qF "The results used" "$tmp/text" && grep -qF "$stamp" "$tmp/text" &&
 	ok "the appendix cites the results directory" || bad "the appendix does not cite backends/$stamp"
 grep -qF "global injection queue" "$tmp/text" && ok "the layout figure is there" ||

@@ -1,6 +1,7 @@
 """modes.py - why benchmark rows run in two modes (experiments/modes): the
 rows' untraced runs, the one-worker rows placed by hand on one CPU or two,
-and what the event log shows of chained_spawn's two kinds of iteration."""
+what the event log shows of chained_spawn's two kinds of iteration, and
+the CPUs yield_many's slow and fast runs had at two workers."""
 import json
 import os
 import statistics
@@ -18,7 +19,9 @@ def missing(em):
     em.define("resModesFinding", data.missing("mode measurements", EXP))
     for m in ("resModesRuns", "resModesPairs", "resModesRatioRange", "resModesItersParked",
               "resModesIters", "resModesAwakeUs", "resModesParkedUs", "resModesParkUs",
-              "resModesPollsSlower"):
+              "resModesPollsSlower", "resModesYieldRuns", "resModesYieldSlow",
+              "resModesYieldSlowNs", "resModesYieldFastNs", "resModesYieldSlowCpus",
+              "resModesYieldFastCpus"):
         em.define(m, "n/a")
     for f in ("modes-rows.tex", "modes-placement.tex", "modes-figures.tex"):
         em.write(f, "")
@@ -83,6 +86,26 @@ def iterations(em, path):
     em.define("resModesPollsSlower", "n/a" if slower is None else f"{(slower - 1) * 100:.0f}\\%")
 
 
+def two_workers(em, beside):
+    """yield_many@2's untraced runs: the slow ones (1.3x the fastest or
+    more, the rule analyze splits iterations by) against the others, by
+    the CPUs each run had (its CPU time over its wall time)."""
+    runs = [r for r in beside if r["row"] == "yield_many@2" and "cpus" in r]
+    fast = min((r["ns_per_op"] for r in runs), default=None)
+    slow = [r for r in runs if r["ns_per_op"] >= 1.3 * fast] if runs else []
+    rest = [r for r in runs if r not in slow]
+
+    def med(group, f):
+        return statistics.median(r[f] for r in group) if group else None
+
+    em.num("resModesYieldRuns", len(runs) or None)
+    em.num("resModesYieldSlow", len(slow) if runs else None)
+    em.num("resModesYieldSlowNs", med(slow, "ns_per_op"), 1)
+    em.num("resModesYieldFastNs", med(rest, "ns_per_op"), 1)
+    em.num("resModesYieldSlowCpus", med(slow, "cpus"), 2)
+    em.num("resModesYieldFastCpus", med(rest, "cpus"), 2)
+
+
 def generate(em, ctx):
     d = ctx.dir(EXP)
     beside = results.lines(os.path.join(d, "raw", "beside.jsonl")) if d else []
@@ -94,6 +117,7 @@ def generate(em, ctx):
     em.num("resModesRuns", int(meta.get("runs", 0)) or None)
     em.num("resModesPairs", int(meta.get("placement_pairs", 0)) or None)
     rows_table(em, beside)
+    two_workers(em, beside)
     placement_table(em, results.lines(os.path.join(d, "raw", "placement.jsonl")))
     iterations(em, os.path.join(d, "raw", "chained_spawn@1.json"))
     made = plots.experiment_plot(em, ctx, EXP, "plot", ["placement", "timeline-awake", "timeline-parked"],
