@@ -426,7 +426,7 @@ static __attribute__((noinline, cold)) void spawn_traced(struct blitz_worker *w,
 
 /*
  * task_alloc - one block for header and state (task_cache.c: the worker's
- * cache of its size class, else malloc).  The scheduler holds one
+ * cache of its size class, else a new block on lines of its own).  The scheduler holds one
  * reference, a handle (if @handle) another.  The task starts SCHEDULED.
  */
 struct blitz_task *task_alloc(struct blitz_runtime *rt,

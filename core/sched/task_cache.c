@@ -4,41 +4,26 @@
  * runtime's depot (task_cache.h has the rules; docs/scheduler.md, "Task
  * memory", the why).
  *
- * The classes follow malloc's own granularity (glibc, 64-bit): a request
- * of r bytes takes a chunk of r + 8 rounded up to 16.  Class c is the chunk
- * of 96 + 16c bytes and its block the largest request that chunk serves,
- * so a class's block costs malloc no more than the task's own size would,
- * and a miss on a small task still lands in malloc's fast bins (rounding
- * up to coarser classes moved the 88-byte tasks of spawn_many_local out of
- * them, and cost them malloc's slower path).  A thread keeps at most
- * TASK_CACHE_BLOCKS blocks of at most 520 bytes that it freed itself
- * (130 KiB), and whatever it took from a depot (at most TASK_DEPOT_BYTES
+ * The classes are 16-byte steps of the task's size, 88 to 520 bytes (the
+ * steps of glibc's chunks, which the blocks once were); a class's block
+ * is its size rounded up to a cache line, carved from a slab
+ * (task_slab.h), so several classes share a block size.  A thread keeps at
+ * most TASK_CACHE_BLOCKS blocks of at most 576 bytes that it freed itself
+ * (144 KiB), and whatever it took from a depot (at most TASK_DEPOT_BYTES
  * per class) until it spawns them.
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include "../compiler.h"
 #include "runtime.h"
 #include "task.h"
 #include "task_cache.h"
+#include "task_slab.h"
 #include "worker.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TASK_CACHE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TASK_CACHE_ASAN 1
-#endif
-#endif
-
-#ifdef TASK_CACHE_ASAN
-#include <sanitizer/asan_interface.h>
-/* A cached block stays a live malloc block: poison it so a use after free is still caught. */
-#define block_poison(p, n)	ASAN_POISON_MEMORY_REGION(p, n)
-#define block_unpoison(p, n)	ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define block_poison(p, n)	((void)(p), (void)(n))
-#define block_unpoison(p, n)	((void)(p), (void)(n))
-#endif
+/* A cached block: poisoned but for its link, so a use after free is still caught. */
+#define block_poison(p, n)	mem_poison(p, n)
+#define block_unpoison(p, n)	mem_unpoison(p, n)
 
 static inline unsigned class_of(size_t bytes)
 {
@@ -48,6 +33,12 @@ static inline unsigned class_of(size_t bytes)
 static inline size_t class_bytes(unsigned c)
 {
 	return 16 * (c + 6) - 8;
+}
+
+/* block_bytes - what a block of class @c takes of its slab (task_slab.h). */
+static inline size_t block_bytes(unsigned c)
+{
+	return task_block_bytes(class_bytes(c));
 }
 
 _Static_assert(sizeof(struct blitz_task) + 8 + 15 >= 6 * 16, "the smallest task is class 0");
@@ -68,12 +59,13 @@ void task_cache_init(struct task_cache *tc)
 #define DEPOT_COUNT_BITS	16
 #define DEPOT_COUNT_MASK	((1u << DEPOT_COUNT_BITS) - 1)
 
-_Static_assert(TASK_DEPOT_BYTES / (16 * 6 - 8) <= DEPOT_COUNT_MASK,
+_Static_assert(TASK_DEPOT_BYTES / ((16 * 6 - 8 + TASK_BLOCK_ALIGN - 1) / TASK_BLOCK_ALIGN *
+				  TASK_BLOCK_ALIGN) <= DEPOT_COUNT_MASK,
 	       "the smallest class's depot count fits in the head word");
 
 static inline uint32_t depot_max(unsigned c)
 {
-	return (uint32_t)(TASK_DEPOT_BYTES / class_bytes(c));
+	return (uint32_t)(TASK_DEPOT_BYTES / block_bytes(c));
 }
 
 void task_depot_init(struct task_depot *d)
@@ -148,8 +140,7 @@ static void free_list(struct task_block *b, unsigned c)
 	while (b) {
 		struct task_block *next = b->next;
 
-		block_unpoison(b, class_bytes(c));
-		free(b);
+		task_slab_free(b, block_bytes(c));
 		b = next;
 	}
 }
@@ -297,7 +288,7 @@ static __attribute__((noinline)) void *alloc_slow(struct blitz_runtime *rt, stru
 	}
 	if (w)
 		stat_inc(w, task_cache_misses);
-	return malloc(class_bytes(c));
+	return task_slab_alloc(block_bytes(c));
 }
 
 /* alloc_outside - task_cache_alloc on a thread that is not a worker. */
@@ -351,7 +342,7 @@ static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct t
 		if (tc && tc->len < TASK_CACHE_BLOCKS)
 			list_push(tc, c, b);
 		else
-			free(b);
+			task_slab_free(b, block_bytes(c));
 		return;
 	}
 	o = &w->task_outbox;

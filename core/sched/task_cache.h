@@ -10,14 +10,15 @@
  * of its class, unless the worker holds TASK_CACHE_BLOCKS already; then to
  * its runtime's depot of the class, TASK_DEPOT_BATCH at a time (a chain
  * kept in the worker's outbox until then), unless that would hold more
- * than depot_max(class) blocks; then to free().  A block freed on any
- * other thread goes to that thread's lists (the same bound), else to
- * free().  An allocation takes a block from the calling thread's list of
+ * than depot_max(class) blocks; then back to its slab.  A block freed on
+ * any other thread goes to that thread's lists (the same bound), else to
+ * its slab.  An allocation takes a block from the calling thread's list of
  * its class; if that is empty, a worker's own outbox chain of the class,
  * else the whole depot of the class (the runtime's it spawns into); if
- * that is empty too, malloc.  So a burst of tasks that one thread spawns
+ * that is empty too, a new block carved from a slab (task_slab.h: on
+ * cache lines of its own).  So a burst of tasks that one thread spawns
  * and a worker frees (a remote spawn, a burst beyond a worker's bound)
- * comes back to the next burst instead of to malloc.
+ * comes back to the next burst instead of to a new block.
  *
  * Invariants:
  *  - A thread's lists are touched only by that thread (a worker's through
@@ -28,9 +29,9 @@
  *    exchange), never popped one by one: no push ever reads a block on
  *    it, so there is no ABA.  Its head word packs the top
  *    block's address (shifted up 16) and the number of blocks (low 16).
- *  - A block on a list or in the depot is a live malloc block of exactly
- *    its class's size; under AddressSanitizer all of it but the link is
- *    poisoned.
+ *  - A block on a list or in the depot is a block of its class carved
+ *    from a slab and not given back to it (task_slab.h); under
+ *    AddressSanitizer all of it but the link is poisoned.
  *  - The class of a task is a function of its state_size, which never
  *    changes: the freeing thread finds the same class as the allocating one.
  *  - A thread holds at most TASK_CACHE_BLOCKS blocks that it freed itself,

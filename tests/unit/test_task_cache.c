@@ -9,11 +9,13 @@
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <blitz.h>
 #include "../../core/sched/runtime.h"
 #include "../../core/sched/task.h"
 #include "../../core/sched/task_cache.h"
+#include "../../core/sched/task_slab.h"
 #include "suites.h"
 
 #define CHAIN_LEN	100
@@ -405,6 +407,107 @@ START_TEST(remote_spawners_share_the_depot)
 }
 END_TEST
 
+/*
+ * Every cacheable task's block starts a cache line and shares none with
+ * another block, whatever the state's size, and lies inside one slab past
+ * its header line: two tasks never write one line.
+ */
+enum { SIZES = 6, PER_SIZE = 300 };
+static const size_t state_sizes[SIZES] = { 0, 8, 24, 100, 300, TASK_CACHE_MAX_BYTES - sizeof(struct blitz_task) };
+
+static enum blitz_poll sized_poll(void *arg, struct blitz_cx *cx)
+{
+	(void)arg;
+	(void)cx;
+	return BLITZ_READY;
+}
+static const struct blitz_task_vtable sized_vt = BLITZ_TASK_VTABLE(sized_poll, NULL);
+
+struct placed {
+	uintptr_t at;
+	size_t bytes;
+};
+
+static int by_address(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct placed *)a)->at, y = ((const struct placed *)b)->at;
+
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(every_block_has_lines_of_its_own)
+{
+	static struct placed p[SIZES * PER_SIZE];
+	static struct blitz_task *t[SIZES * PER_SIZE];
+	static unsigned char state[TASK_CACHE_MAX_BYTES];
+	int n = 0;
+
+	for (int k = 0; k < SIZES; k++) {
+		for (int i = 0; i < PER_SIZE; i++, n++) {
+			t[n] = blitz_spawn(rt, &sized_vt, state, state_sizes[k]);
+			ck_assert_ptr_nonnull(t[n]);
+			p[n].at = (uintptr_t)t[n];
+			p[n].bytes = task_block_bytes(sizeof(struct blitz_task) + state_sizes[k]);
+		}
+	}
+	qsort(p, (size_t)n, sizeof(p[0]), by_address);
+	for (int i = 0; i < n; i++) {
+		uintptr_t slab = p[i].at & ~(uintptr_t)(TASK_SLAB_BYTES - 1);
+
+		ck_assert_uint_eq(p[i].at % TASK_BLOCK_ALIGN, 0);
+		ck_assert_uint_ge(p[i].at, slab + TASK_BLOCK_ALIGN);
+		ck_assert_uint_le(p[i].at + p[i].bytes, slab + TASK_SLAB_BYTES);
+		if (i + 1 < n)
+			ck_assert_uint_le(p[i].at + p[i].bytes, p[i + 1].at);
+	}
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(blitz_join(t[i]), 0);
+		blitz_task_release(t[i]);
+	}
+}
+END_TEST
+
+/*
+ * A burst that needs a hundred slabs and more: once the runtime is freed
+ * and this thread's lists are given back, every slab but the one being
+ * carved has gone back to malloc (LeakSanitizer checks the rest at exit).
+ */
+static void *burst_and_free(void *arg)
+{
+	enum { N = 20000 };
+	static struct blitz_task *h[N];
+	struct blitz_runtime *r = test_runtime(2);
+	uint32_t before = task_slab_count(), peak;
+
+	(void)arg;
+	for (int i = 0; i < N; i++)
+		if (!(h[i] = blitz_spawn(r, &sized_vt, NULL, 0)))
+			return (void *)1;
+	peak = task_slab_count();
+	for (int i = 0; i < N; i++) {
+		if (blitz_join(h[i]))
+			return (void *)2;
+		blitz_task_release(h[i]);
+	}
+	blitz_runtime_free(r);
+	task_cache_thread_exit();
+	if (peak < before + N / (TASK_SLAB_BYTES / TASK_BLOCK_ALIGN))
+		return (void *)3;	/* the burst did not carve what it needed */
+	return task_slab_count() <= 1 ? NULL : (void *)4;
+}
+
+START_TEST(slabs_go_back_once_their_blocks_do)
+{
+	pthread_t th;
+	void *ret;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, burst_and_free, NULL), 0);
+	ck_assert_int_eq(pthread_join(th, &ret), 0);
+	ck_assert_msg(ret == NULL, "burst_and_free: %d (slabs now %u)", (int)(intptr_t)ret,
+		      task_slab_count());
+}
+END_TEST
+
 static Suite *task_cache_suite(void)
 {
 	Suite *s = suite_create("task_cache");
@@ -418,6 +521,10 @@ static Suite *task_cache_suite(void)
 	tcase_add_test(tc, a_remote_burst_comes_back_to_the_spawner);
 	tcase_add_test(tc, a_thread_past_its_exit_keeps_nothing);
 	tcase_add_test(tc, remote_spawners_share_the_depot);
+	tcase_add_test(tc, every_block_has_lines_of_its_own);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("slabs");	/* no fixture: the slabs are counted with no runtime left */
+	tcase_add_test(tc, slabs_go_back_once_their_blocks_do);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/sched/task_slab.h - where the task cache's blocks come from: slabs
+ * of TASK_SLAB_BYTES, aligned to their size, carved into blocks on cache
+ * lines of their own (docs/scheduler.md, "Task memory").
+ *
+ * Why: blocks that share a cache line put two tasks in one line, and a
+ * worker that polls one takes the line from the worker that polls the
+ * other.  Plain malloc chunks (16-byte steps) share lines; once the free
+ * lists have mixed them, neighbouring tasks run on different workers and
+ * every poll moves a line (yield_many at two workers drifted from 14 to
+ * 21 ns a poll within a run: experiments/modes/NOTEBOOK.md, "3 Dec 2026
+ * 12:24").  aligned_alloc per block costs glibc's memalign path and
+ * rounding by hand doubles the footprint; a slab costs a bump of an
+ * offset per block and one aligned_alloc per TASK_SLAB_BYTES.
+ *
+ * Invariants:
+ *  - A block starts on a TASK_BLOCK_ALIGN boundary, its size is a
+ *    multiple of it, and it lies inside one slab, past the slab's header
+ *    line: the slab of a block is its address rounded down to
+ *    TASK_SLAB_BYTES.
+ *  - A slab's @live counts the blocks carved from it and not given back,
+ *    plus one while it is the slab being carved; the put that brings it
+ *    to zero frees the slab.  A block is never carved twice: a slab is
+ *    carved front to back, once.
+ *  - Under AddressSanitizer the part of a slab not carved yet and every
+ *    block given back are poisoned.
+ */
+#ifndef BLITZ_CORE_TASK_SLAB_H
+#define BLITZ_CORE_TASK_SLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TASK_SLAB_BYTES		16384	/* a slab, aligned to its size: the most one live block pins */
+#define TASK_BLOCK_ALIGN	64	/* a cache line */
+
+/* task_block_bytes - the block that holds @bytes: rounded up to a line. */
+static inline size_t task_block_bytes(size_t bytes)
+{
+	return (bytes + TASK_BLOCK_ALIGN - 1) & ~(size_t)(TASK_BLOCK_ALIGN - 1);
+}
+
+void *task_slab_alloc(size_t bytes);
+void task_slab_free(void *block, size_t bytes);
+uint32_t task_slab_count(void);
+
+#endif
