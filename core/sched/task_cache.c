@@ -78,7 +78,8 @@ void task_depot_init(struct task_depot *d)
  * depot_push - the chain @head..@tail of @n blocks (class @c) onto @d;
  * false if the depot would hold more than depot_max(@c), or @head's
  * address does not fit the head word (above 2^48: never for malloc on
- * Linux today; such a chain goes to free()).  Release: whoever takes the
+ * Linux today; such a chain goes back to its slabs).  @tail's link is
+ * NULL again after a false.  Release: whoever takes the
  * depot sees the links we wrote (and each block's last use, which this
  * thread saw by dropping its last reference).  The exchange that empties
  * it and every later push are read-modify-writes, so one acquire exchange
@@ -94,8 +95,15 @@ static bool depot_push(struct task_depot *d, unsigned c, struct task_block *head
 	if (addr >> (64 - DEPOT_COUNT_BITS))
 		return false;
 	do {
-		if ((old & DEPOT_COUNT_MASK) + n > depot_max(c))
+		if ((old & DEPOT_COUNT_MASK) + n > depot_max(c)) {
+			/*
+			 * A failed CAS may have linked the chain to the depot's
+			 * old top: unlink it, or the caller's give-back of the
+			 * chain would walk into the depot.
+			 */
+			tail->next = NULL;
 			return false;
+		}
 		tail->next = (struct task_block *)(uintptr_t)(old >> DEPOT_COUNT_BITS);
 		new = addr << DEPOT_COUNT_BITS | ((old & DEPOT_COUNT_MASK) + n);
 	} while (!atomic_compare_exchange_weak_explicit(&d->head[c], &old, new,
@@ -183,7 +191,8 @@ uint32_t task_depot_max(size_t bytes)
  * outside_state: OUTSIDE_NEW until the thread's first use registers the
  * key; OUTSIDE_DEAD once the key's destructor has given the lists back
  * (another destructor may still spawn or free a task after ours: that
- * thread then uses malloc and free, and nothing is left behind).
+ * thread then carves blocks and gives them back to their slabs, and
+ * nothing is left behind).
  */
 enum { OUTSIDE_NEW, OUTSIDE_LIVE, OUTSIDE_DEAD };
 static __thread struct task_cache outside_cache __attribute__((tls_model("initial-exec")));
@@ -266,8 +275,9 @@ static inline void list_push(struct task_cache *tc, unsigned c, struct task_bloc
 /*
  * alloc_slow - @tc's list @c is empty (or @tc is NULL: a thread whose
  * lists could not be set up): a worker's own outbox chain of the class,
- * else the whole depot's blocks, else malloc.  On a worker (@w), a block
- * from the outbox or the depot counts as a hit, malloc's as a miss.
+ * else the whole depot's blocks, else a new block from a slab.  On a
+ * worker (@w), a block from the outbox or the depot counts as a hit, a
+ * new one as a miss.
  */
 static __attribute__((noinline)) void *alloc_slow(struct blitz_runtime *rt, struct blitz_worker *w,
 						  struct task_cache *tc, unsigned c)
@@ -288,7 +298,7 @@ static __attribute__((noinline)) void *alloc_slow(struct blitz_runtime *rt, stru
 	}
 	if (w)
 		stat_inc(w, task_cache_misses);
-	return task_slab_alloc(block_bytes(c));
+	return task_slab_alloc(block_bytes(c), class_bytes(c));
 }
 
 /* alloc_outside - task_cache_alloc on a thread that is not a worker. */
@@ -304,7 +314,7 @@ static __attribute__((noinline)) void *alloc_outside(struct blitz_runtime *rt, u
 /*
  * task_cache_alloc - a block for a task of @bytes (header and state) that
  * is spawned into @rt: from the calling thread's list of its class, else
- * from @rt's depot of it, else malloc of the class's size; beyond the
+ * from @rt's depot of it, else a new block of the class from a slab; beyond the
  * largest class, malloc of @bytes itself.  A worker's hit is the short
  * path (no call, no stack frame); the rest is out of line.
  */
@@ -327,9 +337,9 @@ void *task_cache_alloc(struct blitz_runtime *rt, size_t bytes)
 /*
  * free_slow - the calling worker's lists are full, or the caller is not
  * a worker: a worker's block goes onto its outbox chain of the class,
- * which goes to its runtime's depot (or, if that is full, to free())
- * when it holds TASK_DEPOT_BATCH; another thread's onto its own list
- * while it has room; anything else to free().
+ * which goes to its runtime's depot (or, if that is full, back to the
+ * slabs) when it holds TASK_DEPOT_BATCH; another thread's onto its own
+ * list while it has room; anything else back to its slab.
  */
 static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct task_block *b,
 						unsigned c)
@@ -362,7 +372,7 @@ static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct t
  * task_cache_free - @t's last reference is gone: onto the calling
  * thread's list of its class while that thread holds fewer than
  * TASK_CACHE_BLOCKS; else, on a worker, into its runtime's depot; else
- * free().
+ * back to its slab (a task larger than the classes: free()).
  */
 void task_cache_free(struct blitz_task *t)
 {

@@ -57,14 +57,39 @@ static struct task_slab *slab_new(void)
 }
 
 /*
+ * A fork copies carve_lock as it is: held by a thread that does not exist
+ * in the child, the child's first miss would wait for ever.  Holding it
+ * across the fork also keeps the child from seeing a half-made switch of
+ * slabs (the old one put, @carving not yet the new one).
+ */
+static void carve_lock_take(void)
+{
+	pthread_mutex_lock(&carve_lock);
+}
+
+static void carve_lock_give(void)
+{
+	pthread_mutex_unlock(&carve_lock);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void atfork_register(void)
+{
+	pthread_atfork(carve_lock_take, carve_lock_give, carve_lock_give);
+}
+
+/*
  * task_slab_alloc - a block of @bytes (a multiple of TASK_BLOCK_ALIGN, at
- * most a slab less its header line) on lines of its own; NULL if out of
+ * most a slab less its header line) on lines of its own, for @used of
+ * them (the rest stays poisoned under AddressSanitizer); NULL if out of
  * memory.
  */
-void *task_slab_alloc(size_t bytes)
+void *task_slab_alloc(size_t bytes, size_t used)
 {
 	char *b = NULL;
 
+	pthread_once(&atfork_once, atfork_register);
 	pthread_mutex_lock(&carve_lock);
 	if (!carving || carve_off + bytes > TASK_SLAB_BYTES) {
 		struct task_slab *s = slab_new();
@@ -80,7 +105,7 @@ void *task_slab_alloc(size_t bytes)
 	carve_off += bytes;
 	/* Relaxed: the carving reference keeps @live above zero meanwhile. */
 	atomic_fetch_add_explicit(&carving->live, 1, memory_order_relaxed);
-	mem_unpoison(b, bytes);
+	mem_unpoison(b, used);
 out:
 	pthread_mutex_unlock(&carve_lock);
 	return b;

@@ -23,8 +23,9 @@
  *    plus one while it is the slab being carved; the put that brings it
  *    to zero frees the slab.  A block is never carved twice: a slab is
  *    carved front to back, once.
- *  - Under AddressSanitizer the part of a slab not carved yet and every
- *    block given back are poisoned.
+ *  - Under AddressSanitizer the part of a slab not carved yet, every block
+ *    given back, and each block's padding past what it was carved for
+ *    (a redzone between two tasks) are poisoned.
  */
 #ifndef BLITZ_CORE_TASK_SLAB_H
 #define BLITZ_CORE_TASK_SLAB_H
@@ -33,7 +34,12 @@
 #include <stdint.h>
 
 #define TASK_SLAB_BYTES		16384	/* a slab, aligned to its size: the most one live block pins */
-#define TASK_BLOCK_ALIGN	64	/* a cache line */
+/*
+ * A cache line, not compiler.h's CACHE_LINE (128, a prefetched pair):
+ * 128-byte blocks did no better for yield_many and cost spawn_many_remote
+ * 1.5x more (experiments/modes/NOTEBOOK.md, "3 Dec 2026 13:01").
+ */
+#define TASK_BLOCK_ALIGN	64
 
 /* task_block_bytes - the block that holds @bytes: rounded up to a line. */
 static inline size_t task_block_bytes(size_t bytes)
@@ -41,7 +47,7 @@ static inline size_t task_block_bytes(size_t bytes)
 	return (bytes + TASK_BLOCK_ALIGN - 1) & ~(size_t)(TASK_BLOCK_ALIGN - 1);
 }
 
-void *task_slab_alloc(size_t bytes);
+void *task_slab_alloc(size_t bytes, size_t used);
 void task_slab_free(void *block, size_t bytes);
 uint32_t task_slab_count(void);
 

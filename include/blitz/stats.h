@@ -27,7 +27,7 @@ struct blitz_worker_stats {
 	uint64_t ewma_poll_ns;	/* current average poll time */
 	uint64_t global_interval; /* current global-queue interval (polls) */
 	uint64_t task_cache_hits; /* task blocks this worker reused from its cache */
-	uint64_t task_cache_misses; /* its spawns (of a cached size) that went to malloc */
+	uint64_t task_cache_misses; /* its spawns (of a cached size) that needed a new block */
 };
 
 struct blitz_stats {

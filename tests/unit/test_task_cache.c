@@ -8,6 +8,9 @@
  * root task on that worker, before and after.
  */
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -508,6 +511,60 @@ START_TEST(slabs_go_back_once_their_blocks_do)
 }
 END_TEST
 
+/*
+ * A fork while another thread carves: the child's first carve must not
+ * wait for a lock held by a thread the child does not have.  The other
+ * thread takes the carving lock back to back, so most forks land while
+ * it is held; a child that hangs is killed after a generous hang guard.
+ */
+static _Atomic int carving_stop;
+
+static void *carve_loop(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&carving_stop)) {
+		void *b = task_slab_alloc(128, 120);
+
+		if (b)
+			task_slab_free(b, 128);
+	}
+	return NULL;
+}
+
+START_TEST(a_fork_while_carving_leaves_the_child_able_to_carve)
+{
+	pthread_t th;
+	int hung = 0;
+
+	atomic_store(&carving_stop, 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, carve_loop, NULL), 0);
+	for (int i = 0; i < 100 && !hung; i++) {
+		pid_t child = fork();
+		int status = 0;
+
+		ck_assert_int_ge(child, 0);
+		if (child == 0)
+			_exit(task_slab_alloc(128, 120) ? 0 : 1);
+		/* Hang guard only: a child that is not stuck ends in microseconds. */
+		for (int t = 0; t < 10000 * test_timeout_scale(); t++) {
+			if (waitpid(child, &status, WNOHANG) == child)
+				break;
+			usleep(1000);
+		}
+		if (waitpid(child, &status, WNOHANG) == 0) {
+			hung = 1;
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+		} else {
+			ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		}
+	}
+	atomic_store(&carving_stop, 1);
+	pthread_join(th, NULL);
+	ck_assert_msg(!hung, "a child forked while another thread carved never carved");
+}
+END_TEST
+
 static Suite *task_cache_suite(void)
 {
 	Suite *s = suite_create("task_cache");
@@ -523,8 +580,9 @@ static Suite *task_cache_suite(void)
 	tcase_add_test(tc, remote_spawners_share_the_depot);
 	tcase_add_test(tc, every_block_has_lines_of_its_own);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("slabs");	/* no fixture: the slabs are counted with no runtime left */
+	tc = TCASE("slabs", 60);	/* no fixture: the slabs are counted with no runtime left */
 	tcase_add_test(tc, slabs_go_back_once_their_blocks_do);
+	tcase_add_test(tc, a_fork_while_carving_leaves_the_child_able_to_carve);
 	suite_add_tcase(s, tc);
 	return s;
 }
