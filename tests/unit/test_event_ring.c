@@ -100,6 +100,9 @@ static void map_new(struct reader *r)
 		link[n] = 0;
 		if (strncmp(link, "/memfd:blitz-events", 19) || stat(path, &st))
 			continue;
+		/* Made but not yet sized (ftruncate comes after memfd_create): the next look. */
+		if (st.st_size < (off_t)sizeof(*r->rings[0].shm))
+			continue;
 		for (int i = 0; i < r->nrings; i++)
 			known |= r->rings[i].ino == st.st_ino;
 		if (known || r->nrings == MAX_RINGS)
