@@ -21,10 +21,6 @@
 #include "task_slab.h"
 #include "worker.h"
 
-/* A cached block: poisoned but for its link, so a use after free is still caught. */
-#define block_poison(p, n)	mem_poison(p, n)
-#define block_unpoison(p, n)	mem_unpoison(p, n)
-
 static inline unsigned class_of(size_t bytes)
 {
 	return (unsigned)((bytes + 8 + 15) / 16 - 6);
@@ -38,7 +34,7 @@ static inline size_t class_bytes(unsigned c)
 /* block_bytes - what a block of class @c takes of its slab (task_slab.h). */
 static inline size_t block_bytes(unsigned c)
 {
-	return task_block_bytes(class_bytes(c));
+	return TASK_BLOCK_BYTES(class_bytes(c));
 }
 
 _Static_assert(sizeof(struct blitz_task) + 8 + 15 >= 6 * 16, "the smallest task is class 0");
@@ -59,8 +55,7 @@ void task_cache_init(struct task_cache *tc)
 #define DEPOT_COUNT_BITS	16
 #define DEPOT_COUNT_MASK	((1u << DEPOT_COUNT_BITS) - 1)
 
-_Static_assert(TASK_DEPOT_BYTES / ((16 * 6 - 8 + TASK_BLOCK_ALIGN - 1) / TASK_BLOCK_ALIGN *
-				  TASK_BLOCK_ALIGN) <= DEPOT_COUNT_MASK,
+_Static_assert(TASK_DEPOT_BYTES / TASK_BLOCK_BYTES(16 * 6 - 8) <= DEPOT_COUNT_MASK,
 	       "the smallest class's depot count fits in the head word");
 
 static inline uint32_t depot_max(unsigned c)
@@ -259,7 +254,7 @@ static inline void *list_pop(struct task_cache *tc, unsigned c)
 
 	tc->head[c] = b->next;
 	tc->len--;
-	block_unpoison(b, class_bytes(c));
+	mem_unpoison(b, class_bytes(c));
 	return b;
 }
 
@@ -269,7 +264,7 @@ static inline void list_push(struct task_cache *tc, unsigned c, struct task_bloc
 	b->next = tc->head[c];
 	tc->head[c] = b;
 	tc->len++;
-	block_poison(b + 1, class_bytes(c) - sizeof(*b));
+	mem_poison(b + 1, class_bytes(c) - sizeof(*b));
 }
 
 /*
@@ -360,7 +355,7 @@ static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct t
 	if (!o->head[c])
 		o->tail[c] = b;
 	o->head[c] = b;
-	block_poison(b + 1, class_bytes(c) - sizeof(*b));
+	mem_poison(b + 1, class_bytes(c) - sizeof(*b));
 	if (++o->n[c] < TASK_DEPOT_BATCH)
 		return;
 	if (!depot_push(&w->rt->depot, c, o->head[c], o->tail[c], o->n[c]))

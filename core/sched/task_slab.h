@@ -41,11 +41,8 @@
  */
 #define TASK_BLOCK_ALIGN	64
 
-/* task_block_bytes - the block that holds @bytes: rounded up to a line. */
-static inline size_t task_block_bytes(size_t bytes)
-{
-	return (bytes + TASK_BLOCK_ALIGN - 1) & ~(size_t)(TASK_BLOCK_ALIGN - 1);
-}
+/* TASK_BLOCK_BYTES - the block that holds @bytes: rounded up to a line (a constant expression). */
+#define TASK_BLOCK_BYTES(bytes)	(((bytes) + TASK_BLOCK_ALIGN - 1) / TASK_BLOCK_ALIGN * TASK_BLOCK_ALIGN)
 
 void *task_slab_alloc(size_t bytes, size_t used);
 void task_slab_free(void *block, size_t bytes);

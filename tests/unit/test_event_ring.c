@@ -101,7 +101,7 @@ static void map_new(struct reader *r)
 		if (strncmp(link, "/memfd:blitz-events", 19) || stat(path, &st))
 			continue;
 		/* Made but not yet sized (ftruncate comes after memfd_create): the next look. */
-		if (st.st_size < (off_t)sizeof(*r->rings[0].shm))
+		if (st.st_size < BLITZ_EVENT_RING_HEAD)
 			continue;
 		for (int i = 0; i < r->nrings; i++)
 			known |= r->rings[i].ino == st.st_ino;

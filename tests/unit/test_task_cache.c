@@ -418,14 +418,6 @@ END_TEST
 enum { SIZES = 6, PER_SIZE = 300 };
 static const size_t state_sizes[SIZES] = { 0, 8, 24, 100, 300, TASK_CACHE_MAX_BYTES - sizeof(struct blitz_task) };
 
-static enum blitz_poll sized_poll(void *arg, struct blitz_cx *cx)
-{
-	(void)arg;
-	(void)cx;
-	return BLITZ_READY;
-}
-static const struct blitz_task_vtable sized_vt = BLITZ_TASK_VTABLE(sized_poll, NULL);
-
 struct placed {
 	uintptr_t at;
 	size_t bytes;
@@ -447,10 +439,10 @@ START_TEST(every_block_has_lines_of_its_own)
 
 	for (int k = 0; k < SIZES; k++) {
 		for (int i = 0; i < PER_SIZE; i++, n++) {
-			t[n] = blitz_spawn(rt, &sized_vt, state, state_sizes[k]);
+			t[n] = blitz_spawn(rt, &test_nothing_vt, state, state_sizes[k]);
 			ck_assert_ptr_nonnull(t[n]);
 			p[n].at = (uintptr_t)t[n];
-			p[n].bytes = task_block_bytes(sizeof(struct blitz_task) + state_sizes[k]);
+			p[n].bytes = TASK_BLOCK_BYTES(sizeof(struct blitz_task) + state_sizes[k]);
 		}
 	}
 	qsort(p, (size_t)n, sizeof(p[0]), by_address);
@@ -484,7 +476,7 @@ static void *burst_and_free(void *arg)
 
 	(void)arg;
 	for (int i = 0; i < N; i++)
-		if (!(h[i] = blitz_spawn(r, &sized_vt, NULL, 0)))
+		if (!(h[i] = blitz_spawn(r, &test_nothing_vt, NULL, 0)))
 			return (void *)1;
 	peak = task_slab_count();
 	for (int i = 0; i < N; i++) {
