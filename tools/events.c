@@ -13,7 +13,7 @@
  * threads that are not workers (the program's own, a blocking-pool
  * thread, a joiner running queued tasks) flush theirs at event_flush,
  * whose BPF program copies them into a ring buffer in chunks.  Either
- * way a whole log goes through consume_log(): written raw to a trace
+ * way a whole log goes through consume_log(): written to a trace
  * file (-w), or analysed.
  *
  * A queueing and its poll are paired exactly: a record names its task by
@@ -38,7 +38,8 @@
  * (consume_log), events_pair.c the (task, seq) table, events_settle.c the
  * processes that exited and the records' order, events_records.c -r,
  * events_print.c the prints, events_trace.c the trace file (-w, --read),
- * events_dump.c --dump; events_state.h the state they share.
+ * events_pack.c its packed records, events_dump.c --dump; events_state.h
+ * the state they share.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -68,7 +69,7 @@
 /* The default longest wait of a worker whose ring is full (BLITZ_RING_BLOCK). */
 #define BLOCK_MS_DEFAULT	100
 
-bool with_records;
+bool with_records, write_raw;
 static bool discard;
 /* Set by argp for the options with a value (take_values() took the value out first). */
 static bool write_set, read_set, dump_set, block_set;
@@ -80,13 +81,15 @@ enum {
 	OPT_DUMP,
 	OPT_BLOCK_MS,
 	OPT_DISCARD,
+	OPT_RAW,
 };
 
 static const struct tool_flag flags[] = {
 	{ "records", 'r', "Every record too, in time order: a line per event (text) or a "
 	  "\"records\" array (-j)", &with_records },
-	{ "write", 'w', "FILE: write the logs raw into the trace FILE, no analysis (the "
-	  "cheapest reader; --read FILE analyses it)", &write_set },
+	{ "write", 'w', "FILE: write the logs into the trace FILE, packed (about 6 bytes a "
+	  "record), no analysis (the cheapest reader; --read FILE analyses it)", &write_set },
+	{ "raw", OPT_RAW, "With -w: each record as it is (32 bytes), not packed", &write_raw },
 	{ "read", OPT_READ, "FILE: analyse the trace FILE (of -w, --dump or the flight "
 	  "recorder's dump) instead of tracing, with the same output", &read_set },
 	{ "dump", OPT_DUMP, "PID: what the event rings of process PID hold (BLITZ_FLIGHT, the "
@@ -108,7 +111,7 @@ const struct tool_def events_def = {
 		"    blitz-events -u 1           # in microseconds, every second\n"
 		"    blitz-events -r > ev.txt    # and every event, in time order\n"
 		"    blitz-events -j -r > ev.json\n"
-		"    blitz-events -w ev.trace    # the logs raw; then:\n"
+		"    blitz-events -w ev.trace    # the logs packed into a file; then:\n"
 		"    blitz-events --read ev.trace -j\n"
 		"    blitz-events --dump PID     # a BLITZ_FLIGHT process's last events\n",
 	.opts = TOOL_OPT_UNITS,
@@ -277,7 +280,9 @@ static void options_check(struct state *st)
 	if (dump_arg && st->env->pid)
 		usage_die("--dump names its process: not with -p");
 	if (write_path && with_records)
-		usage_die("-w writes the logs raw: -r goes with the analysis (--read FILE -r)");
+		usage_die("-w writes the logs, not the analysis: -r goes with it (--read FILE -r)");
+	if (write_raw && !write_path)
+		usage_die("--raw is how -w writes: not without -w FILE");
 }
 
 /* ---- Reading: the loop while tracing ---- */
@@ -290,7 +295,9 @@ static void options_check(struct state *st)
  * something (a worker's ring holds a few milliseconds of its busiest
  * pace; an idle worker commits a log at a park, every 10 ms or so), or
  * until an announcement when no ring is mapped.  Settling (and -r's
- * text) ten times a second at most.
+ * text) ten times a second at most.  Once nothing has come for a
+ * millisecond or so, -w's buffer goes to the file, so that a file
+ * watched while the tool runs holds every log read.
  */
 static int drain(void *ctx, int timeout_ms)
 {
@@ -319,6 +326,8 @@ static int drain(void *ctx, int timeout_ms)
 		st->idle_us = st->idle_us < 50 ? 50 : st->idle_us * 2;
 		if (st->idle_us > 1000)
 			st->idle_us = 1000;
+		if (st->idle_us == 1000)
+			trace_flush(st);	/* idle: the file holds what was read */
 		if (!st->rings.n) {
 			int ms = (int)((end - now) * 1000) + 1;
 

@@ -14,6 +14,8 @@
 extern const struct tool_def events_def;
 /* -r: every record too, in time order. */
 extern bool with_records;
+/* --raw: -w writes each record as it is, not packed. */
+extern bool write_raw;
 /* -w FILE, --read FILE, --dump PID: NULL when not given. */
 extern const char *write_path, *read_path, *dump_arg;
 

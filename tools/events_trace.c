@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * tools/events_trace.c - the trace file.  -w writes the logs into it raw,
- * with no analysis: a struct blitz_event_file_head, then per log its head
- * (count: the records that follow) and those records.  --read FILE reads
- * one back (of -w, --dump or the flight recorder's dump) through
- * consume_log(), with the analysis's output: a file of another layout is
- * refused, one cut short is read up to the log cut.
+ * tools/events_trace.c - the trace file.  -w writes the logs into it with
+ * no analysis, packed (events_pack.c; --raw: as the records are): a
+ * struct blitz_event_file_head, then per log its head (count: the records
+ * that follow) and those records, packed behind their bytes' count or
+ * raw.  --read FILE reads either back (of -w, --dump or the flight
+ * recorder's dump) through consume_log(), with the analysis's output: a
+ * file of another layout is refused, one cut short is read up to the log
+ * cut, one whose packed records do not decode is refused at that log.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,6 +18,7 @@
 #include "events.h"
 #include "events_log.h"
 #include "events_opts.h"
+#include "events_pack.h"
 #include "events_print.h"
 #include "events_settle.h"
 #include "events_state.h"
@@ -24,7 +27,8 @@
 void trace_open(struct state *st)
 {
 	struct blitz_event_file_head fh = {
-		.magic = BLITZ_EVENT_FILE_MAGIC, .version = BLITZ_EVENTS_VERSION,
+		.magic = write_raw ? BLITZ_EVENT_FILE_MAGIC : BLITZ_EVENT_FILE_PACKED_MAGIC,
+		.version = BLITZ_EVENTS_VERSION,
 		.head_size = sizeof(struct blitz_event_log_head),
 		.record_size = sizeof(struct blitz_event),
 	};
@@ -38,18 +42,41 @@ void trace_open(struct state *st)
 		tool_die(st->env, "cannot write %s: %s", write_path, strerror(errno));
 }
 
-/* trace_put - one log into the file: its head (count: @n) and @n records. */
-void trace_put(struct state *st, const struct blitz_event_log_head *h,
-		      const struct blitz_event *rec, __u32 n)
+/* put - @bytes at @p into the file, or exit 1 saying why. */
+static void put(struct state *st, const void *p, size_t bytes)
 {
+	if (bytes && fwrite(p, bytes, 1, st->out) != 1)
+		tool_die(st->env, "cannot write %s: %s", write_path, strerror(errno));
+}
+
+/* trace_put - one log into the file: its head (count: @n) and @n records, packed or raw. */
+void trace_put(struct state *st, const struct blitz_event_log_head *h,
+	       const struct blitz_event *rec, __u32 n)
+{
+	static unsigned char packed[BLITZ_EVENT_LOG_RECORDS * BLITZ_EVENT_PACKED_MAX];
 	struct blitz_event_log_head c = *h;
+	__u32 bytes;
 
 	c.count = n;
-	if (fwrite(&c, sizeof(c), 1, st->out) != 1 ||
-	    (n && fwrite(rec, sizeof(*rec), n, st->out) != n))
-		tool_die(st->env, "cannot write %s: %s", write_path, strerror(errno));
+	put(st, &c, sizeof(c));
+	if (write_raw) {
+		put(st, rec, n * sizeof(*rec));
+	} else {
+		/* Every caller hands a log's records, BLITZ_EVENT_LOG_RECORDS at most. */
+		if (n > BLITZ_EVENT_LOG_RECORDS)
+			tool_die(st->env, "a log of %u records, more than a log holds", n);
+		bytes = (__u32)events_pack(rec, n, packed);
+		put(st, &bytes, sizeof(bytes));
+		put(st, packed, bytes);
+	}
 	st->out_logs++;
 	st->out_records += n;
+}
+
+void trace_flush(struct state *st)
+{
+	if (st->out && fflush(st->out))
+		tool_die(st->env, "cannot write %s: %s", write_path, strerror(errno));
 }
 
 void trace_close(struct state *st)
@@ -65,6 +92,35 @@ static void __attribute__((noreturn)) read_fail(struct state *st, FILE *f, const
 	tool_die(st->env, "%s: %s", read_path, ferror(f) ? strerror(errno) : what);
 }
 
+/*
+ * read_records - the records of @log (its head read, count checked; the
+ * log starts at byte @where) from @f, raw or packed; false if the file
+ * ends inside them.  *@at moves past them.
+ */
+static bool read_records(struct state *st, FILE *f, bool packed, struct blitz_event_log *log,
+			 long long where, long long *at)
+{
+	static unsigned char buf[BLITZ_EVENT_LOG_RECORDS * BLITZ_EVENT_PACKED_MAX];
+	__u32 bytes;
+
+	if (!packed) {
+		*at += (long long)log->head.count * sizeof(log->rec[0]);
+		return fread(log->rec, sizeof(log->rec[0]), log->head.count, f) == log->head.count;
+	}
+	if (fread(&bytes, sizeof(bytes), 1, f) != 1)
+		return false;
+	if (bytes > sizeof(buf))
+		tool_die(st->env, "%s: damaged: the log at byte %lld packs %u records in %u bytes",
+			 read_path, where, log->head.count, bytes);
+	if (fread(buf, 1, bytes, f) != bytes)
+		return false;
+	if (!events_unpack(buf, bytes, log->rec, log->head.count))
+		tool_die(st->env, "%s: damaged: the log at byte %lld does not unpack into its %u records",
+			 read_path, where, log->head.count);
+	*at += sizeof(bytes) + (long long)bytes;
+	return true;
+}
+
 /* read_main - --read FILE: its logs analysed (or copied, -w), one print. */
 int read_main(struct state *st)
 {
@@ -72,13 +128,15 @@ int read_main(struct state *st)
 	struct blitz_event_file_head fh;
 	FILE *f = fopen(read_path, "rb");
 	long long at = sizeof(fh);
+	bool packed;
 
 	if (!f)
 		tool_die(st->env, "cannot open %s: %s", read_path, strerror(errno));
 	if (fread(&fh, sizeof(fh), 1, f) != 1)
 		read_fail(st, f, "not a blitz-events trace (shorter than its header)");
-	if (fh.magic != BLITZ_EVENT_FILE_MAGIC)
+	if (fh.magic != BLITZ_EVENT_FILE_MAGIC && fh.magic != BLITZ_EVENT_FILE_PACKED_MAGIC)
 		read_fail(st, f, "not a blitz-events trace (bad magic)");
+	packed = fh.magic == BLITZ_EVENT_FILE_PACKED_MAGIC;
 	if (fh.version != BLITZ_EVENTS_VERSION) {
 		tool_die(st->env, "%s: a trace of layout version %u (this tool reads %u)", read_path,
 			 fh.version, BLITZ_EVENTS_VERSION);
@@ -86,6 +144,7 @@ int read_main(struct state *st)
 	if (fh.head_size != sizeof(log.head) || fh.record_size != sizeof(log.rec[0]))
 		read_fail(st, f, "a trace of another layout (its header's sizes)");
 	for (;;) {
+		long long start = at;
 		size_t got = fread(&log.head, 1, sizeof(log.head), f);
 
 		if (!got && feof(f))
@@ -96,16 +155,15 @@ int read_main(struct state *st)
 			tool_die(st->env, "%s: damaged: the log at byte %lld has no log's head",
 				 read_path, at);
 		}
-		if (got != sizeof(log.head) ||
-		    fread(log.rec, sizeof(log.rec[0]), log.head.count, f) != log.head.count) {
+		at += (long long)got;
+		if (got != sizeof(log.head) || !read_records(st, f, packed, &log, start, &at)) {
 			if (ferror(f))
 				read_fail(st, f, "");
 			fprintf(stderr, "blitz-%s: %s: cut short in the log at byte %lld: read up to it\n",
-				events_def.name, read_path, at);
+				events_def.name, read_path, start);
 			break;
 		}
 		st->logs += consume_log(st, &log.head, log.rec, log.head.count);
-		at += sizeof(log.head) + (long long)log.head.count * sizeof(log.rec[0]);
 	}
 	fclose(f);
 	offline_end(st);

@@ -13,6 +13,8 @@ void trace_open(struct state *st);
 /* trace_put - a log of @n records into the file. */
 void trace_put(struct state *st, const struct blitz_event_log_head *h,
 	       const struct blitz_event *rec, __u32 n);
+/* trace_flush - what was written reaches the file (no-op if none is open). */
+void trace_flush(struct state *st);
 /* trace_close - the file flushed and closed (no-op if none is open). */
 void trace_close(struct state *st);
 /* read_main - --read FILE: its logs taken, then the one print. */

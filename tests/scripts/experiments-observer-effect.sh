@@ -97,13 +97,20 @@ PY
 	fi
 fi
 # log-cost: the event log's cost beside untraced runs, one round of one
-# benchmark: its row, and blitz-events' final count (nothing lost).
+# benchmark: its row, its records per operation counted from the trace
+# file's logs (yield_many's three: a schedule, a poll's end and start;
+# none missing from the file at the count), and blitz-events' final count
+# (nothing lost).
 if [ "$(id -u)" -eq 0 ] && [ -x "$obj/tools/bin/blitz-events" ]; then
 	"$src/experiments/observer-effect/log-cost" -O "$obj" -p 1 -w 1 -i 2 -b yield_many \
 		-o "$tmp/lc" > "$tmp/lc.md" 2> "$tmp/lc.log" ||
 		{ echo "FAIL log-cost: $(tail -n 1 "$tmp/lc.log")"; fail=1; }
 	grep -q '^| yield_many | 1 | ' "$tmp/lc.md" && echo "ok   log-cost: a row for yield_many" ||
 		{ echo "FAIL log-cost: no row: $(cat "$tmp/lc.md")"; fail=1; }
+	rpo=$(awk -F'|' '/^\| yield_many \| 1 \| / { gsub(/ /, "", $5); print $5 }' "$tmp/lc.md")
+	awk -v r="${rpo:-0}" 'BEGIN { exit !(r >= 2.95 && r <= 3.1) }' &&
+		echo "ok   log-cost: yield_many's records per operation: $rpo" ||
+		{ echo "FAIL log-cost: yield_many's records per operation: '$rpo', not 3"; fail=1; }
 	grep -q ' 0 records lost in 0 spans' "$tmp/lc.md" && echo "ok   log-cost: nothing lost" ||
 		{ echo "FAIL log-cost: $(grep '^blitz-events' "$tmp/lc.md")"; fail=1; }
 fi

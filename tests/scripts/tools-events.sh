@@ -8,7 +8,8 @@
 # threads that are not workers log theirs: sched-bench's main thread
 # spawns and joins), the records come out in time order with each task's
 # queued/start/end in turn and each start naming its queueing (-r), a
-# trace written raw (-w) and read back (--read) counts the same, a
+# trace written (-w, packed) and read back (--read) counts the same, raw
+# (--raw) too, a
 # reader that stops loses an exact, visible count and pairs nothing
 # across it, the flight recorder's rings read from outside (--dump) hold
 # what its own dump holds, bad input is one line and exit 1, and a
@@ -167,7 +168,7 @@ check "events: -r, in time order" \
 	"$(jq_py "$out" 'all(a[0] <= b[0] for a, b in zip(r[0]["records"], r[0]["records"][1:]))')" True
 check_records events
 
-# -w: the logs raw into a file, nothing analysed; --read analyses it with
+# -w: the logs into a file, nothing analysed; --read analyses it with
 # the same output, which counts what a live run counts.
 start_tool events -w "$tmp/events.trace" -j
 run_workload
@@ -183,6 +184,18 @@ check "events --read: as many logs and records as -w wrote" \
 	"$(jq_py "$tmp/write.out" '(r[0]["written"]["logs"], r[0]["written"]["records"])')"
 check_counts "events -w, --read"
 check_records "events -w, --read"
+# -w packs the records (tools-trace-file.sh tests the encoding's edges):
+# unpacked (--raw) they read the same, from a file several times larger.
+"$T" --read "$tmp/events.trace" --raw -w "$tmp/events.raw" > /dev/null 2> "$tmp/read.err" ||
+	bad "events --read --raw -w failed: $(cat "$tmp/read.err")"
+"$T" --read "$tmp/events.raw" -j -r > "$tmp/raw.out" 2> "$tmp/read.err" ||
+	bad "events --read of the raw file failed: $(cat "$tmp/read.err")"
+check "events -w, --raw: the same analysis and records from the raw file (but the time printed)" \
+	"$("$PY" -c 'import json, sys; a, b = ({k: v for k, v in json.load(open(p)).items() if k != "ts"} for p in sys.argv[1:]); print(a == b)' \
+		"$tmp/events.out" "$tmp/raw.out")" True
+check "events -w: packed, a third of the raw file's size at most" \
+	"$("$PY" -c 'import os, sys; print(3 * os.path.getsize(sys.argv[1]) < os.path.getsize(sys.argv[2]))' \
+		"$tmp/events.trace" "$tmp/events.raw")" True
 
 # A thread that is not a worker logs its own records and flushes them
 # when it waits: outside-queue's main thread spawns 5 tasks 300 ms apart

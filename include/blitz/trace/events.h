@@ -162,13 +162,36 @@ struct blitz_event_ring {
 
 /*
  * A trace file (blitz-events -w, a flight recorder's dump): this header,
- * then logs, each its head and then head.count records, in the order
- * they were read (each worker's in its order; the workers' interleaved).
+ * then logs in the order they were read (each worker's in its order; the
+ * workers' interleaved), in one of two encodings named by the magic.
+ *
+ * Raw (BLITZ_EVENT_FILE_MAGIC: the flight recorder's dump, blitz-events
+ * -w --raw): each log is its head, then head.count records as above.
+ *
+ * Packed (BLITZ_EVENT_FILE_PACKED_MAGIC: blitz-events -w), about 6 bytes
+ * a record where a raw one is 32: each log is its head (head.count
+ * records), a 32-bit little-endian count of the bytes that follow, and
+ * those bytes, each record relative to the one before it in the log
+ * (every "before" 0 at a log's start).  A varint is LEB128 (7 bits a
+ * byte, low first, the high bit set on all but the last); zz(d) is the
+ * zigzag of a difference taken as signed, modulo 2^64 (2d, or -2d-1 when
+ * negative).  A record is:
+ *   - a byte: type in bits 0-3 (15: a varint of the type follows), bit 4
+ *     set if task is not 0, code in bits 5-7 (7: a varint of the code
+ *     follows after the type's);
+ *   - varint zz(ticks - the previous record's ticks);
+ *   - if bit 4: varint zz(task - the previous nonzero task);
+ *   - varint zz(arg - the arg of the previous record of the same type);
+ *   - varint zz of peer (seq) as a 32-bit signed value.
+ * The encoding is exact for every value: unpacked, a log is the raw one.
  */
 #define BLITZ_EVENT_FILE_MAGIC	0x3276657a74696c62ull	/* "blitzev2" */
+#define BLITZ_EVENT_FILE_PACKED_MAGIC	0x32766b707a746c62ull	/* "bltzpkv2" */
+/* A packed record takes at most this many bytes (a type and a code escaped, 3 varints of 64 bits). */
+#define BLITZ_EVENT_PACKED_MAX	(1 + 3 + 3 + 3 * 10 + 5)
 
 struct blitz_event_file_head {
-	unsigned long long magic;	/* BLITZ_EVENT_FILE_MAGIC */
+	unsigned long long magic;	/* BLITZ_EVENT_FILE_MAGIC or BLITZ_EVENT_FILE_PACKED_MAGIC */
 	unsigned int version;		/* BLITZ_EVENTS_VERSION */
 	unsigned int head_size;		/* sizeof(struct blitz_event_log_head) */
 	unsigned int record_size;	/* sizeof(struct blitz_event) */
