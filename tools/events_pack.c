@@ -50,7 +50,8 @@ size_t events_pack(const struct blitz_event *rec, __u32 n, unsigned char *out)
 		 * The records were written on another CPU: ask for the line of a
 		 * few records ahead, so that its transfer overlaps this packing.
 		 */
-		__builtin_prefetch(&rec[i + PREFETCH_AHEAD]);
+		if (i + PREFETCH_AHEAD < n)
+			__builtin_prefetch(&rec[i + PREFETCH_AHEAD]);
 
 		*p++ = (unsigned char)(slot | (e->task ? HAS_TASK : 0) |
 				       (code < CODE_ESC ? code : CODE_ESC) << 5);
@@ -71,7 +72,10 @@ size_t events_pack(const struct blitz_event *rec, __u32 n, unsigned char *out)
 	return (size_t)(p - out);
 }
 
-/* get_varint - the varint at *@p (before @end) into *@v; false if it runs past @end or 64 bits. */
+/*
+ * get_varint - the varint at *@p (before @end) into *@v; false if it runs
+ * past @end or past 64 bits (a tenth byte above 1).
+ */
 static inline bool get_varint(const unsigned char **p, const unsigned char *end, __u64 *v)
 {
 	__u64 x = 0;
@@ -79,6 +83,8 @@ static inline bool get_varint(const unsigned char **p, const unsigned char *end,
 	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
 		unsigned char b = *(*p)++;
 
+		if (shift == 63 && b > 1)
+			return false;
 		x |= (__u64)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*v = x;

@@ -109,7 +109,7 @@ static bool read_records(struct state *st, FILE *f, bool packed, struct blitz_ev
 	}
 	if (fread(&bytes, sizeof(bytes), 1, f) != 1)
 		return false;
-	if (bytes > sizeof(buf))
+	if (bytes > (size_t)log->head.count * BLITZ_EVENT_PACKED_MAX)
 		tool_die(st->env, "%s: damaged: the log at byte %lld packs %u records in %u bytes",
 			 read_path, where, log->head.count, bytes);
 	if (fread(buf, 1, bytes, f) != bytes)

@@ -6,8 +6,8 @@
 # empty log) goes through blitz-events --read into a packed file and
 # back into a raw one byte for byte; tools/timeline reads the same
 # records from both; a packed log whose bytes do not hold its records,
-# a file cut inside a log and --raw without -w are each refused with one
-# line.
+# a varint past 64 bits (both readers), a file cut inside a log and
+# --raw without -w are each refused or read up to the cut, in one line.
 set -euo pipefail
 . "$(dirname "$0")/tools-lib.bash"
 tools_init
@@ -73,6 +73,18 @@ EOF
 	"$tmp/edges.packed" "$tmp/short.packed"
 expect_error "--read, a packed log short of its records" \
 	"damaged: the log at byte 24 does not unpack into its 8 records$" "$T" --read "$tmp/short.packed"
+# A varint past 64 bits (a tenth byte of 2) is refused by both readers alike.
+"$PY" -c 'import struct, sys
+body = bytes([1]) + bytes([0x80] * 9 + [2]) + bytes([0, 0])
+head = struct.pack("<IIiIIIQQQQIIQQQ", 32, 512, 0, 1, 1, 2, 1, 1, 1 << 32, 0, 1, 1, 0, 0, 0)
+open(sys.argv[1], "wb").write(struct.pack("<QIIII", 0x32766b707a746c62, 2, 88, 32, 0) + head +
+                              struct.pack("<I", len(body)) + body)' "$tmp/wide.packed"
+expect_error "--read, a packed varint past 64 bits" \
+	"damaged: the log at byte 24 does not unpack into its 1 records$" "$T" --read "$tmp/wide.packed"
+rc=0
+"$PY" "$src/tools/timeline" "$tmp/wide.packed" -o "$tmp/wide.json" 2> "$tmp/wide.err" || rc=$?
+check "tools/timeline, a packed varint past 64 bits: refused" \
+	"$rc $(grep -c "does not unpack into its 1 records" "$tmp/wide.err")" "1 1"
 # Cut inside the last log: read up to it, and said.
 head -c -10 "$tmp/edges.packed" > "$tmp/cut.packed"
 "$T" --read "$tmp/cut.packed" -j > "$tmp/cut.out" 2> "$tmp/cut.err" || bad "--read of a cut file failed"

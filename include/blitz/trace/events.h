@@ -170,9 +170,9 @@ struct blitz_event_ring {
  *
  * Packed (BLITZ_EVENT_FILE_PACKED_MAGIC: blitz-events -w), about 6 bytes
  * a record where a raw one is 32: each log is its head (head.count
- * records), a 32-bit little-endian count of the bytes that follow, and
- * those bytes, each record relative to the one before it in the log
- * (every "before" 0 at a log's start).  A varint is LEB128 (7 bits a
+ * records), a 32-bit count of the bytes that follow (in the host's order,
+ * as every field of the file), and those bytes, each record relative to
+ * the one before it in the log (every "before" 0 at a log's start).  A varint is LEB128 (7 bits a
  * byte, low first, the high bit set on all but the last); zz(d) is the
  * zigzag of a difference taken as signed, modulo 2^64 (2d, or -2d-1 when
  * negative).  A record is:
@@ -181,9 +181,13 @@ struct blitz_event_ring {
  *     follows after the type's);
  *   - varint zz(ticks - the previous record's ticks);
  *   - if bit 4: varint zz(task - the previous nonzero task);
- *   - varint zz(arg - the arg of the previous record of the same type);
+ *   - varint zz(arg - the arg of the previous record of the same type,
+ *     the types from 15 up counted as one);
  *   - varint zz of peer (seq) as a 32-bit signed value.
  * The encoding is exact for every value: unpacked, a log is the raw one.
+ * The writer takes each varint's shortest form, which a record's
+ * BLITZ_EVENT_PACKED_MAX bytes bound; a log's count of bytes above that
+ * bound, or a varint past 64 bits, is damaged.
  */
 #define BLITZ_EVENT_FILE_MAGIC	0x3276657a74696c62ull	/* "blitzev2" */
 #define BLITZ_EVENT_FILE_PACKED_MAGIC	0x32766b707a746c62ull	/* "bltzpkv2" */
