@@ -42,6 +42,9 @@ void trace_open(struct state *st)
 		tool_die(st->env, "cannot write %s: %s", write_path, strerror(errno));
 }
 
+/* A log's records packed: written by trace_put, read by read_records (one at a time). */
+static unsigned char packed[BLITZ_EVENT_LOG_RECORDS * BLITZ_EVENT_PACKED_MAX];
+
 /* put - @bytes at @p into the file, or exit 1 saying why. */
 static void put(struct state *st, const void *p, size_t bytes)
 {
@@ -53,7 +56,6 @@ static void put(struct state *st, const void *p, size_t bytes)
 void trace_put(struct state *st, const struct blitz_event_log_head *h,
 	       const struct blitz_event *rec, __u32 n)
 {
-	static unsigned char packed[BLITZ_EVENT_LOG_RECORDS * BLITZ_EVENT_PACKED_MAX];
 	struct blitz_event_log_head c = *h;
 	__u32 bytes;
 
@@ -97,13 +99,12 @@ static void __attribute__((noreturn)) read_fail(struct state *st, FILE *f, const
  * log starts at byte @where) from @f, raw or packed; false if the file
  * ends inside them.  *@at moves past them.
  */
-static bool read_records(struct state *st, FILE *f, bool packed, struct blitz_event_log *log,
+static bool read_records(struct state *st, FILE *f, bool is_packed, struct blitz_event_log *log,
 			 long long where, long long *at)
 {
-	static unsigned char buf[BLITZ_EVENT_LOG_RECORDS * BLITZ_EVENT_PACKED_MAX];
 	__u32 bytes;
 
-	if (!packed) {
+	if (!is_packed) {
 		*at += (long long)log->head.count * sizeof(log->rec[0]);
 		return fread(log->rec, sizeof(log->rec[0]), log->head.count, f) == log->head.count;
 	}
@@ -112,9 +113,9 @@ static bool read_records(struct state *st, FILE *f, bool packed, struct blitz_ev
 	if (bytes > (size_t)log->head.count * BLITZ_EVENT_PACKED_MAX)
 		tool_die(st->env, "%s: damaged: the log at byte %lld packs %u records in %u bytes",
 			 read_path, where, log->head.count, bytes);
-	if (fread(buf, 1, bytes, f) != bytes)
+	if (fread(packed, 1, bytes, f) != bytes)
 		return false;
-	if (!events_unpack(buf, bytes, log->rec, log->head.count))
+	if (!events_unpack(packed, bytes, log->rec, log->head.count))
 		tool_die(st->env, "%s: damaged: the log at byte %lld does not unpack into its %u records",
 			 read_path, where, log->head.count);
 	*at += sizeof(bytes) + (long long)bytes;
@@ -128,7 +129,7 @@ int read_main(struct state *st)
 	struct blitz_event_file_head fh;
 	FILE *f = fopen(read_path, "rb");
 	long long at = sizeof(fh);
-	bool packed;
+	bool is_packed;
 
 	if (!f)
 		tool_die(st->env, "cannot open %s: %s", read_path, strerror(errno));
@@ -136,7 +137,7 @@ int read_main(struct state *st)
 		read_fail(st, f, "not a blitz-events trace (shorter than its header)");
 	if (fh.magic != BLITZ_EVENT_FILE_MAGIC && fh.magic != BLITZ_EVENT_FILE_PACKED_MAGIC)
 		read_fail(st, f, "not a blitz-events trace (bad magic)");
-	packed = fh.magic == BLITZ_EVENT_FILE_PACKED_MAGIC;
+	is_packed = fh.magic == BLITZ_EVENT_FILE_PACKED_MAGIC;
 	if (fh.version != BLITZ_EVENTS_VERSION) {
 		tool_die(st->env, "%s: a trace of layout version %u (this tool reads %u)", read_path,
 			 fh.version, BLITZ_EVENTS_VERSION);
@@ -156,7 +157,7 @@ int read_main(struct state *st)
 				 read_path, at);
 		}
 		at += (long long)got;
-		if (got != sizeof(log.head) || !read_records(st, f, packed, &log, start, &at)) {
+		if (got != sizeof(log.head) || !read_records(st, f, is_packed, &log, start, &at)) {
 			if (ferror(f))
 				read_fail(st, f, "");
 			fprintf(stderr, "blitz-%s: %s: cut short in the log at byte %lld: read up to it\n",
