@@ -145,6 +145,7 @@ static bool ring_attach(struct state *st, struct ring *r, const char **why)
 	r->consumed = __atomic_load_n(&m->consumed, __ATOMIC_ACQUIRE);
 	r->next = r->consumed + 1;
 	r->backlog = r->mode0 == BLITZ_RING_OVERWRITE;
+	r->finished = false;
 	return true;
 }
 
@@ -249,7 +250,9 @@ static __u64 ring_take(struct state *st, struct ring *r, __u64 max)
  * up to the records published (head.count, acquire: a record is written
  * before the count that covers it), then the records it dropped that no
  * log read has told (its next log would: ring->lost counts them all), as
- * a span after the last record read.
+ * a span after the last record read.  Once: the tool's last print and
+ * the pass over the processes gone may both come to a ring, and the log
+ * being written, read in place, would be read twice.
  */
 void ring_finish(struct state *st, struct ring *r)
 {
@@ -258,6 +261,9 @@ void ring_finish(struct state *st, struct ring *r)
 	__u64 lost;
 	__u32 count;
 
+	if (r->finished)
+		return;
+	r->finished = true;
 	ring_take(st, r, ~0ull);
 	s = ring_slot(r->map, r->next);
 	lost = __atomic_load_n(&r->map->lost, __ATOMIC_ACQUIRE);

@@ -135,6 +135,7 @@ struct ring {
 	__u32 mode0, block0;		/* as found: put back as the tool leaves */
 	bool backlog;			/* found overwriting (a flight recorder): not read yet */
 	bool warned;			/* its failure to map is told once */
+	bool finished;			/* read to its end (ring_finish): not again */
 };
 
 struct state {

@@ -122,16 +122,30 @@ static bool unclaimed(const struct blitz_event_ring *shm)
 }
 
 /*
- * wait_claimed - until @shm's reader has claimed it, or @deadline (ns):
- * without it a program that ends (or frees its runtime) before the reader
- * got to its ring takes the ring's records with it, uncounted.
+ * ring_fire - event_ring for @r, from any thread: the ring's descriptor
+ * and size are fixed from its making to event_ring_destroy.
  */
-static void wait_claimed(const struct blitz_event_ring *shm, uint64_t deadline)
+static void ring_fire(const struct event_ring *r)
+{
+	BLITZ_EVENT_RING(r->shm->worker, r->shm->runtime, r->fd, (uint64_t)r->bytes);
+}
+
+/*
+ * wait_claimed - until @r's reader has claimed it, or @deadline (ns):
+ * without it a program that ends (or frees its runtime) before the reader
+ * got to its ring takes the ring's records with it, uncounted.  Announced
+ * again at every look: the worker that announced it is gone or stopped,
+ * and the announcement its reader would have taken may have come while
+ * the probe's program was not yet on (its semaphore rises first).
+ */
+static void wait_claimed(const struct event_ring *r, uint64_t deadline)
 {
 	struct timespec ms = { 0, 1000000 };
 
-	while (unclaimed(shm) && clock_now_ns() < deadline)
+	while (unclaimed(r->shm) && clock_now_ns() < deadline) {
+		ring_fire(r);
 		nanosleep(&ms, NULL);
+	}
 }
 
 /*
@@ -145,7 +159,25 @@ void event_ring_wait_readers(uint64_t deadline)
 	    atomic_flag_test_and_set_explicit(&rings_busy, memory_order_acquire))
 		return;
 	for (struct event_ring *r = rings; r; r = r->next)
-		wait_claimed(r->shm, deadline);
+		wait_claimed(r, deadline);
+	rings_unlock();
+}
+
+/*
+ * event_ring_announce_unclaimed - fire event_ring for every ring of the
+ * process that holds records nobody claimed, from the thread that waits
+ * at the exit for the workers (exit_flush.c): a worker held in a poll
+ * announces nothing, and its reader may have missed its announcement.
+ * The list is tried, not waited for.
+ */
+void event_ring_announce_unclaimed(void)
+{
+	if (!BLITZ_EVENT_RING_ENABLED() ||
+	    atomic_flag_test_and_set_explicit(&rings_busy, memory_order_acquire))
+		return;
+	for (struct event_ring *r = rings; r; r = r->next)
+		if (unclaimed(r->shm))
+			ring_fire(r);
 	rings_unlock();
 }
 
@@ -158,7 +190,7 @@ void event_ring_destroy(struct event_ring *r)
 {
 	if (!r->shm)
 		return;
-	wait_claimed(r->shm, clock_now_ns() + EVENT_RING_CLAIM_NS);
+	wait_claimed(r, clock_now_ns() + EVENT_RING_CLAIM_NS);
 	rings_lock();
 	for (struct event_ring **at = &rings; *at; at = &(*at)->next)
 		if (*at == r) {
@@ -197,15 +229,20 @@ void event_ring_open(struct event_ring *r, enum blitz_event_ring_mode mode)
 
 /*
  * event_ring_announce - fire event_ring for a reader to find the ring: at
- * the window's start (@now_ns 0) and then at most every
- * BLITZ_EVENT_FLUSH_NS (a reader that attached later).
+ * the window's start (@now_ns 0), then every EVENT_RING_UNCLAIMED_NS
+ * until a reader claims it, then every BLITZ_EVENT_FLUSH_NS (a reader
+ * that attached later).  A reader's probe may miss the first: the kernel
+ * raises the semaphore before the tool's program is on, and an idle
+ * worker's tick may fall in between.  Relaxed on reader: a hint.
  */
 void event_ring_announce(struct event_ring *r, uint64_t now_ns)
 {
-	if (now_ns && now_ns - r->announced < BLITZ_EVENT_FLUSH_NS)
+	if (now_ns && (now_ns - r->announced < EVENT_RING_UNCLAIMED_NS ||
+		       (now_ns - r->announced < BLITZ_EVENT_FLUSH_NS &&
+			__atomic_load_n(&r->shm->reader, __ATOMIC_RELAXED))))
 		return;
 	r->announced = now_ns ? now_ns : clock_now_ns();
-	BLITZ_EVENT_RING(r->shm->worker, r->shm->runtime, r->fd, (uint64_t)r->bytes);
+	ring_fire(r);
 }
 
 /* nap - BLITZ_RING_BLOCK's wait between looks: yield a few times, then sleep 20 us. */
@@ -240,6 +277,7 @@ static bool room(struct event_ring *r, uint64_t *waited_ns)
 	since = clock_now_ns();
 	for (;;) {
 		nap(&naps);
+		event_ring_announce(r, clock_now_ns());	/* a reader that missed it */
 		consumed = __atomic_load_n(&shm->consumed, __ATOMIC_ACQUIRE);
 		if (r->produced - consumed < r->logs) {
 			r->stalled = false;

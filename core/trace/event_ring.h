@@ -28,6 +28,8 @@
 #define EVENT_RING_DEFAULT_KB	4096
 /* BLITZ_RING_BLOCK's longest wait for a reader, until the reader says otherwise. */
 #define EVENT_RING_BLOCK_MS	100
+/* How often a ring nobody has claimed is announced again (event_ring_announce). */
+#define EVENT_RING_UNCLAIMED_NS	(1000ull * 1000)
 /* A ring's longest wait, as it goes, for a reader to claim what it holds. */
 #define EVENT_RING_CLAIM_NS	(1000ull * 1000 * 1000)
 
@@ -73,5 +75,6 @@ struct blitz_event_log *event_ring_settle(struct event_ring *r, struct blitz_eve
 					  struct blitz_event_log *scratch, uint64_t ticks);
 int event_ring_dump_fd(int fd);
 void event_ring_wait_readers(uint64_t deadline);
+void event_ring_announce_unclaimed(void);
 
 #endif

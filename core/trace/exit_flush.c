@@ -102,14 +102,17 @@ static bool nap_before(uint64_t deadline)
 
 /*
  * wait_for - @rt's workers' answers, until every one has answered, the
- * deadline (ns) passes, or the tracers are gone.
+ * deadline (ns) passes, or the tracers are gone; meanwhile the rings no
+ * reader has claimed are announced at every look (a worker that does not
+ * answer, held in a poll, announces nothing, and the deadline is shared
+ * with the wait for their readers).
  */
 static void wait_for(struct blitz_runtime *rt, uint64_t deadline)
 {
 	/* Relaxed: see exit_flush_worker. */
 	while (atomic_load_explicit(&rt->exit_flushed, memory_order_relaxed) < rt->num_workers &&
 	       tracer_listens() && nap_before(deadline))
-		;
+		event_ring_announce_unclaimed();
 }
 
 /* exit_flush_lock - @lock, tried until @deadline (ns); false if not had. */

@@ -257,6 +257,44 @@ check "events, a tool after another: the thread's spawns, the worker's polls, ne
 	"$(jq_py "$tmp/events.out" '(sum(w["spawn"] for w in r[0]["workers"] if w["worker"] < 0), sum(w["poll_start"] for w in r[0]["workers"] if w["worker"] >= 0), r[0]["never_polled"])')" \
 	"(1, 1, 0)"
 
+# A reader that missed its ring's announcement: with bpftrace holding
+# event_ring's semaphore (it reads no ring), the one worker opens its
+# window on the ring as it runs task 1 and announces it to bpftrace alone;
+# task 2 then holds the worker in its poll, so that it ticks (and
+# announces) no more; blitz-events comes, and the program exits with the
+# runtime running.  The exiting thread, waiting for the unclaimed ring's
+# reader, announces it again: the tool gets both polls' starts.  It once
+# got none: nothing announced the ring at the exit.
+if command -v bpftrace > /dev/null; then
+	: > "$tmp/ring.bt.out"
+	bpftrace -e 'usdt:'"$obj/tests/outside-queue"':blitz:event_ring { @announced = count(); }
+		BEGIN { printf("Hit Ctrl-C\n"); }' > "$tmp/ring.bt.out" 2>&1 &
+	twin_pid[ring]=$!
+	wait_twin ring
+	rm -f "$tmp/steps.in" "$tmp/steps.out"
+	mkfifo "$tmp/steps.in" "$tmp/steps.out"
+	# Out with the runtime running: what it holds is not a leak.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" BLITZ_WORKERS=1 timeout 300 \
+		"$obj/tests/outside-queue" -s < "$tmp/steps.in" > "$tmp/steps.out" &
+	steps_pid=$!
+	exec 7<> "$tmp/steps.in" 8<> "$tmp/steps.out"
+	step 1
+	echo b >&7
+	read -r -t 300 -u 8 line || true
+	[ "$line" = "ran 2" ] || bad "outside-queue -s: the blocking step read '$line'"
+	start_tool events -j -b "$obj/tests/outside-queue" 7>&- 8<&-
+	exec 7>&-
+	wait "$steps_pid" || bad "outside-queue -s failed"
+	exec 8<&-
+	stop_tool events
+	stop_twins
+	check "events, a ring whose reader missed its announcement: the worker's poll starts, rings missed" \
+		"$(jq_py "$tmp/events.out" '(sum(w["poll_start"] for w in r[0]["workers"] if w["worker"] >= 0), r[0]["rings_missed"], r[0]["ring_logs"] > 0)')" \
+		"(2, 0, True)"
+else
+	echo "skip events: a ring whose reader missed its announcement (no bpftrace)"
+fi
+
 # burst_wake: the program's thread spawns bursts that one worker on the
 # same CPU runs as they come, and each task's block is reused by a spawn
 # of the same burst: the thread's records often come after the polls of

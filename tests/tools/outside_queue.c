@@ -13,7 +13,10 @@
  * tracers between spawns: at each line read from stdin, spawn one task,
  * wait until a worker ran it (a sleep, not a blitz wait, so that the
  * thread's log is not flushed), and print "ran K".  At the end of input,
- * join them all.
+ * join them all.  A line "b" spawns a task that blocks its worker from
+ * its poll's start to the process's end (a sleep, not a blitz wait): that
+ * worker ticks no more, and at the end of input the program returns from
+ * main with the runtime running.
  *
  * outside-queue -x N: spawn a task that yields for ever (its worker never
  * parks, so it snapshots and flushes only every 100-200 ms) and N tasks,
@@ -53,6 +56,21 @@ static enum blitz_poll count_poll(void *state, struct blitz_cx *cx)
 }
 
 static const struct blitz_task_vtable count_vt = BLITZ_TASK_VTABLE(count_poll, NULL);
+
+/* block_poll - counted as run, then holds its worker until the process ends. */
+static enum blitz_poll block_poll(void *state, struct blitz_cx *cx)
+{
+	struct timespec s = { 1, 0 };
+
+	(void)state;
+	(void)cx;
+	atomic_fetch_add(&ran, 1);
+	for (;;)
+		nanosleep(&s, NULL);
+	return BLITZ_PENDING;
+}
+
+static const struct blitz_task_vtable block_vt = BLITZ_TASK_VTABLE(block_poll, NULL);
 
 /* join_all - join and release @tasks[0..@n). */
 static void join_all(struct blitz_task **tasks, int n)
@@ -155,32 +173,40 @@ static int exit_beside(struct blitz_runtime *rt, int n)
  * recorder's dump) is handled at once under ThreadSanitizer too, which
  * holds a signal back until its thread is in a call it knows blocks.
  */
-static bool read_line(void)
+static bool read_line(char *first)
 {
 	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
 	char c = 0;
 	ssize_t r;
 
+	*first = 0;
 	do {
 		r = poll(&in, 1, -1);
 		if (r > 0)
 			r = read(STDIN_FILENO, &c, 1);
+		if (r == 1 && !*first)
+			*first = c;
 	} while ((r == 1 && c != '\n') || (r < 0 && errno == EINTR));
 	return r == 1;
 }
 
-/* steps - the -s mode: a task per line of stdin, each run before "ran K". */
-static int steps(struct blitz_runtime *rt)
+/*
+ * steps - the -s mode: a task per line of stdin, each run before "ran K";
+ * *@blocked once a "b" line's task holds its worker (no join then).
+ */
+static int steps(struct blitz_runtime *rt, bool *blocked)
 {
 	struct blitz_task *tasks[64];
 	int n = 0;
+	char first;
 
-	while (read_line()) {
+	while (read_line(&first)) {
 		if (n == (int)(sizeof(tasks) / sizeof(tasks[0]))) {
 			fprintf(stderr, "outside-queue -s: at most %d steps\n", n);
 			return 2;
 		}
-		tasks[n] = blitz_spawn(rt, &count_vt, NULL, 0);
+		*blocked |= first == 'b';
+		tasks[n] = blitz_spawn(rt, first == 'b' ? &block_vt : &count_vt, NULL, 0);
 		if (!tasks[n]) {
 			perror("outside-queue: blitz_spawn");
 			return 1;
@@ -189,7 +215,8 @@ static int steps(struct blitz_runtime *rt)
 		printf("ran %d\n", n);
 		fflush(stdout);
 	}
-	join_all(tasks, n);
+	if (!*blocked)
+		join_all(tasks, n);
 	return 0;
 }
 
@@ -214,8 +241,11 @@ int main(int argc, char **argv)
 		return early ? exit_early(rt, n) : exit_beside(rt, n);
 	}
 	if (step) {
-		int rc = steps(rt);
+		bool blocked = false;
+		int rc = steps(rt, &blocked);
 
+		if (blocked)
+			return rc;	/* a worker held: out with the runtime running */
 		blitz_runtime_free(rt);
 		free(tasks);
 		return rc;

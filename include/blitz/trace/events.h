@@ -112,8 +112,11 @@ struct blitz_event_log {
  * log").  While a tracer holds event_ring's semaphore (or the flight
  * recorder is on), each worker makes a ring in a memfd of its own
  * (named "blitz-events") and fires event_ring(worker, runtime, fd, bytes)
- * as it opens a window and then every BLITZ_EVENT_FLUSH_NS, so that a
- * reader finds it: it maps /proc/PID/fd/FD.
+ * as it opens a window, then every millisecond or so until a reader has
+ * claimed it (`reader`), then every BLITZ_EVENT_FLUSH_NS, so that a
+ * reader finds it: it maps /proc/PID/fd/FD.  A ring that holds records
+ * nobody claimed when its worker goes, or the process exits, is announced
+ * every millisecond while the runtime waits for its reader (1 s at most).
  *
  * The worker fills log number n (from 1) in slot (n - 1) % logs, with
  * head.seq 0 while it writes and head.count kept current, then commits
