@@ -345,7 +345,7 @@ static __attribute__((noinline, cold)) void schedule_outside(struct blitz_task *
 }
 
 /* schedule_stamped - a schedule in a timed tick (TRACED_HIST): every one is stamped. */
-static __attribute__((noinline, cold)) void
+static TRACE_COPY void
 schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
 	hist_stamp(&w->hist, t);
@@ -359,7 +359,7 @@ schedule_stamped(struct blitz_worker *w, struct blitz_task *t, bool yield)
  * or the plain schedule (a latch for local_push or the polls only).
  * Every way out is a tail call, so that no path keeps a frame.
  */
-static __attribute__((noinline, cold)) void
+static TRACE_COPY void
 schedule_latched(struct blitz_worker *w, struct blitz_task *t, bool yield)
 {
 	trace_schedule(w, t, yield);
@@ -383,8 +383,9 @@ static inline __attribute__((always_inline)) void schedule(struct blitz_task *t,
 {
 	struct blitz_worker *w = current_worker;
 
-	if (w ? w->traced != 0 :
-	    BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED()) {
+	if (__builtin_expect(w ? w->traced != 0 :
+			     BLITZ_TASK_SCHEDULE_ENABLED() | hist_enabled() |
+			     BLITZ_EVENT_FLUSH_ENABLED(), 0)) {
 		if (!w)
 			schedule_outside(t, yield);
 		else
@@ -419,7 +420,7 @@ size_t blitz_task_size(size_t state_size)
  * spawn_traced - a worker's spawn while a tracer listens (trace_spawn).
  * Out of line: one test of the latch on the untraced path.
  */
-static __attribute__((noinline, cold)) void spawn_traced(struct blitz_worker *w, struct blitz_task *t)
+static TRACE_COPY void spawn_traced(struct blitz_worker *w, struct blitz_task *t)
 {
 	trace_spawn(w, t);
 }
@@ -501,7 +502,8 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 	 * mode's countdown inline (a call per spawn showed in
 	 * spawn_many_remote's time), its own log behind the semaphore.
 	 */
-	if (w ? w->traced & (TRACED_HIST | TRACED_EVENTS) : hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED()) {
+	if (__builtin_expect(w ? w->traced & (TRACED_HIST | TRACED_EVENTS) :
+			     hist_enabled() | BLITZ_EVENT_FLUSH_ENABLED(), 0)) {
 		if (w) {
 			spawn_traced(w, t);
 		} else {

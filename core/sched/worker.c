@@ -559,7 +559,7 @@ run_task_traced(struct blitz_worker *w, struct blitz_task *t)
  * run_task_timed - a poll in a timed tick of the summary histograms:
  * timed, and its pushes counted.  Out of line like run_task_traced.
  */
-static __attribute__((noinline, cold)) void
+static TRACE_COPY void
 run_task_timed(struct blitz_worker *w, struct blitz_task *t)
 {
 	run_task(w, t, false, true, false);
@@ -569,7 +569,7 @@ run_task_timed(struct blitz_worker *w, struct blitz_task *t)
  * run_task_logged - a poll while the event log is on (TRACED_EVENTS):
  * its start and end logged, and timed too if the tick is a timed one.
  */
-static __attribute__((noinline, cold)) void
+static TRACE_COPY void
 run_task_logged(struct blitz_worker *w, struct blitz_task *t)
 {
 	run_task(w, t, false, true, true);

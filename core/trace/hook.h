@@ -29,6 +29,18 @@
 #include "histogram.h"
 #include "tick_clock.h"
 
+/*
+ * TRACE_COPY - the attribute of a hot path's copy that runs while the
+ * event log or the summary histograms are on (run_task_logged, the
+ * latched schedule, a traced spawn): out of line, so that the plain path
+ * keeps no frame or register for it, but not cold.  GCC compiles a cold
+ * function for size and inlines nothing into it, which left the clock
+ * read, the task's traced bit and the log's room check as calls inside
+ * every logged poll.  The per-event probes' copies stay cold: their trap
+ * costs microseconds.  The callers mark the branch to a copy unlikely.
+ */
+#define TRACE_COPY	__attribute__((noinline))
+
 /* ---------------------------------------------------------------------- */
 /* A poll                                                                  */
 
@@ -156,10 +168,15 @@ static inline void trace_schedule(struct blitz_worker *w, struct blitz_task *t, 
 		return;
 	if (w->rt != t->rt)
 		trace_outside(t, BLITZ_EVENT_SCHEDULE);
-	else if (task_traced(t))
-		events_log(&w->events, BLITZ_EVENT_SCHEDULE, events_task_id(&t->trace_id),
+	else if (task_traced(t)) {
+		struct worker_events *e = &w->events;
+		uint64_t id = events_task_id(&t->trace_id);
+
+		events_room(e, 1);
+		events_put(e, BLITZ_EVENT_SCHEDULE, events_requeue_ticks(e, id), id,
 			   (uint64_t)(uintptr_t)t, (unsigned)worker_local_dest(w, yield),
 			   (int)++t->trace_seq);
+	}
 }
 
 /*

@@ -55,6 +55,8 @@ struct mapped {
 	unsigned long long next;	/* the next log to take */
 	unsigned long long records, lost, spans, bad_seq;
 	unsigned long long by_type[BLITZ_EVENT_TYPES];
+	/* Schedules right after their task's poll end in a log, and those of them stamped as it. */
+	unsigned long long requeues, requeues_at_end;
 };
 
 /*
@@ -145,6 +147,11 @@ static void take_log(struct reader *r, struct mapped *m, const struct blitz_even
 		m->records++;
 		if (e->type < BLITZ_EVENT_TYPES)
 			m->by_type[e->type]++;
+		if (i && e->type == BLITZ_EVENT_SCHEDULE && e[-1].type == BLITZ_EVENT_POLL_END &&
+		    e[-1].task == e->task) {
+			m->requeues++;
+			m->requeues_at_end += e[-1].ticks == e->ticks;
+		}
 		if (e->type == BLITZ_EVENT_SPAWN && r->ids && r->nids < r->cap) {
 			r->ids[r->nids] = e->task;
 			r->addrs[r->nids++] = e->arg;
@@ -324,14 +331,16 @@ static void run(struct blitz_runtime *rt, int n, int yields, struct blitz_stats 
 /*
  * Every poll, spawn and park of the workers is in their rings, none lost,
  * each log in its number's order: the reader keeps up by waiting for it
- * (BLITZ_RING_BLOCK).
+ * (BLITZ_RING_BLOCK).  A yield's requeue, logged right after its poll's
+ * end, is stamped as that end (events_requeue_ticks): one clock read
+ * fewer.
  */
 START_TEST(ring_records_equal_the_statistics)
 {
 	struct reader r;
 	struct blitz_runtime *rt;
 	struct blitz_stats st;
-	unsigned long long lost = 0, bad = 0, parks = 0;
+	unsigned long long lost = 0, bad = 0, parks = 0, requeues = 0, at_end = 0;
 	unsigned workers = 2;
 
 	if (!HAVE_SEMAPHORE)
@@ -343,8 +352,12 @@ START_TEST(ring_records_equal_the_statistics)
 	for (int i = 0; i < r.nrings; i++) {
 		lost += r.rings[i].lost;
 		bad += r.rings[i].bad_seq;
+		requeues += r.rings[i].requeues;
+		at_end += r.rings[i].requeues_at_end;
 	}
 	ck_assert_int_eq(r.nrings, (int)workers);
+	ck_assert_uint_gt(requeues, 0);
+	ck_assert_uint_eq(at_end, requeues);
 	ck_assert_uint_eq(lost, 0);
 	ck_assert_uint_eq(bad, 0);
 	/* The block_on's task is spawned by this thread: its spawn is in this thread's log. */
