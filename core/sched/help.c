@@ -116,7 +116,7 @@ static bool register_waker(struct blitz_task *t, struct blitz_worker *w, bool *m
 	if (s & TASK_JOIN_WAKER)
 		return true;
 	/* Written while TASK_JOIN_WAKER is clear (task.h's invariant). */
-	t->join_waker = join_clone(w);
+	task_cold(t)->join_waker = join_clone(w);
 	for (;;) {
 		if (task_lifecycle(s) == TASK_COMPLETE)
 			return false;

@@ -19,17 +19,16 @@ void owned_destroy(struct blitz_owned *o)
 }
 
 /*
- * owned_insert - @t onto shard @hint % OWNED_SHARDS (the spawning worker's
- * index, or OWNED_OUTSIDE for a thread that is not one of the runtime's
- * workers: owned_shard_of); false once the runtime is shutting down
+ * owned_insert - @t onto the shard its state names (task_alloc's, from
+ * owned_shard_of its spawner); false once the runtime is shutting down
  * (closed).
  */
-bool owned_insert(struct blitz_owned *o, struct blitz_task *t, unsigned hint)
+bool owned_insert(struct blitz_owned *o, struct blitz_task *t)
 {
-	unsigned shard = hint % OWNED_SHARDS;
-	struct owned_shard *s = &o->shard[shard];
+	struct owned_shard *s = &o->shard[task_owned_shard(t)];
 
-	t->owned_shard = shard;
+	_Static_assert(OWNED_SHARDS - 1 <= TASK_SHARD_MASK >> TASK_SHARD_SHIFT,
+		       "a shard fits the state's bits");
 	spin_lock(&s->lock);
 	if (o->closed) {
 		spin_unlock(&s->lock);
@@ -58,32 +57,30 @@ static void unlink_locked(struct owned_shard *s, struct blitz_task *t)
  * owned_remove - @t is completing on @worker (-1: not a worker): unlink
  * it now if the completer is of the class that inserts into its shard
  * (@worker's own shard; a thread that is not a worker for the outside
- * one); else mark it OWNED_DEFERRED, and task_finish ends with
- * owned_defer.  Called right after the task's drop, before COMPLETE, so
- * a task unlinked at once is off the list before its joiner wakes, as a
- * completion has always been.  owned_shard is written by the spawner
- * before the task was queued, by the thread that completes it, and by
- * owned_pop_any once no worker runs: never two at once.
+ * one) and return false; else return true, and task_finish ends with
+ * owned_defer.  A task owned_pop_any took (TASK_OWNED_OFF) is off the
+ * list already: false.  Called right after the task's drop, before
+ * COMPLETE, so a task unlinked at once is off the list before its joiner
+ * wakes, as a completion has always been.
  */
-void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
+bool owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
 {
-	unsigned shard = t->owned_shard;
+	/* Relaxed: the shard is fixed at spawn; OWNED_OFF is set by this thread (shutdown). */
+	uint64_t st = atomic_load_explicit(&t->state, memory_order_relaxed);
+	uint64_t mine = (uint64_t)owned_shard_of(worker) << TASK_SHARD_SHIFT;
 	struct owned_shard *s;
 
-	if (shard != owned_shard_of(worker)) {
-		if (!(shard & OWNED_OFF))
-			t->owned_shard = shard | OWNED_DEFERRED;
-		return;
-	}
-	s = &o->shard[shard];
+	if ((st & (TASK_SHARD_MASK | TASK_OWNED_OFF)) != mine)
+		return !(st & TASK_OWNED_OFF);
+	s = &o->shard[mine >> TASK_SHARD_SHIFT];
 	spin_lock(&s->lock);
 	unlink_locked(s, t);
 	spin_unlock(&s->lock);
+	return false;
 }
 
 /*
- * owned_defer - @t, which owned_remove marked OWNED_DEFERRED, is
- * COMPLETE: hand it with the scheduler's reference to whoever unlinks
+ * owned_defer - @t, which owned_remove left on its list, is COMPLETE: hand it with the scheduler's reference to whoever unlinks
  * it (owned.h): for a task of the outside shard, @local, the completing
  * worker's own list (owned_remove defers an outside task only on a
  * worker, so @local is set then); else its shard's done stack.  The last
@@ -91,7 +88,7 @@ void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
  */
 void owned_defer(struct blitz_owned *o, struct blitz_task *t, struct owned_local *local)
 {
-	unsigned shard = t->owned_shard & ~OWNED_DEFERRED;
+	unsigned shard = task_owned_shard(t);
 	struct owned_shard *s = &o->shard[shard];
 	struct blitz_task *head;
 
@@ -230,7 +227,7 @@ void owned_close(struct blitz_owned *o)
  * left.  For blitz_runtime_free, once no other thread runs tasks: the
  * done stacks are drained first (each worker drained its own list as it
  * exited), so every task left on a list is live;
- * the one returned is marked OWNED_OFF, and its task_finish's
+ * the one returned is marked TASK_OWNED_OFF, and its task_finish's
  * owned_remove leaves the list alone.
  */
 struct blitz_task *owned_pop_any(struct blitz_owned *o)
@@ -244,7 +241,8 @@ struct blitz_task *owned_pop_any(struct blitz_owned *o)
 		t = s->head;
 		if (t) {
 			unlink_locked(s, t);
-			t->owned_shard = OWNED_OFF;
+			/* Relaxed: read by this thread's task_finish of @t. */
+			atomic_fetch_or_explicit(&t->state, TASK_OWNED_OFF, memory_order_relaxed);
 		}
 		spin_unlock(&s->lock);
 		if (t)

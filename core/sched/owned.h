@@ -54,9 +54,6 @@
 
 #define OWNED_SHARDS 16
 #define OWNED_OUTSIDE (OWNED_SHARDS - 1)	/* the shard of threads that are not workers */
-/* Flags in a task's owned_shard, beside the shard's index: */
-#define OWNED_DEFERRED (1u << 31)	/* owned_remove left it for owned_defer */
-#define OWNED_OFF (1u << 30)		/* owned_pop_any took it (shutdown) */
 
 struct blitz_task;
 
@@ -82,8 +79,8 @@ struct owned_local {
 
 void owned_init(struct blitz_owned *o);
 void owned_destroy(struct blitz_owned *o);
-bool owned_insert(struct blitz_owned *o, struct blitz_task *t, unsigned hint);
-void owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker);
+bool owned_insert(struct blitz_owned *o, struct blitz_task *t);
+bool owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker);
 void owned_defer(struct blitz_owned *o, struct blitz_task *t, struct owned_local *local);
 struct blitz_task *owned_pop_any(struct blitz_owned *o);
 void owned_close(struct blitz_owned *o);

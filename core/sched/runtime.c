@@ -455,7 +455,7 @@ static int wait_outside(struct blitz_task *t, bool help)
 		atomic_fetch_add_explicit(&rt->outside_joins, 1, memory_order_relaxed);
 
 	if (!(s & TASK_JOIN_WAKER)) {
-		t->join_waker = thread_clone(&tw);
+		task_cold(t)->join_waker = thread_clone(&tw);
 		for (;;) {
 			if (task_lifecycle(s) == TASK_COMPLETE)
 				break;

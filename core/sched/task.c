@@ -174,10 +174,11 @@ void task_ref_dec(struct blitz_task *t)
 void task_finish(struct blitz_task *t, int worker, int cancelled)
 {
 	uint64_t s;
+	bool deferred;
 
 	if (t->vtable->drop)
 		t->vtable->drop(task_user(t));
-	owned_remove(&t->rt->owned, t, worker);
+	deferred = owned_remove(&t->rt->owned, t, worker);
 	/* Relaxed: a first guess; task_cas confirms it. */
 	s = atomic_load_explicit(&t->state, memory_order_relaxed);
 	/*
@@ -200,9 +201,9 @@ void task_finish(struct blitz_task *t, int worker, int cancelled)
 	}
 	/* JOIN_WAKER was set before COMPLETE: the joiner no longer touches it. */
 	if (s & TASK_JOIN_WAKER)
-		blitz_waker_wake(&t->join_waker);
+		blitz_waker_wake(&task_cold(t)->join_waker);
 	/* The scheduler's reference: now, or with the list's (owned.h). */
-	if (__builtin_expect(t->owned_shard & OWNED_DEFERRED, 0))
+	if (__builtin_expect(deferred, 0))
 		owned_defer(&t->rt->owned, t,
 			    worker >= 0 ? &t->rt->workers[worker].owned_local : NULL);
 	else
@@ -411,9 +412,9 @@ void blitz_task_reschedule(struct blitz_task *t)
 size_t blitz_task_size(size_t state_size)
 {
 	/* Saturates: no task is that large (blitz_spawn refuses it). */
-	if (state_size > SIZE_MAX - sizeof(struct blitz_task))
+	if (state_size > SIZE_MAX - TASK_BYTES(0))
 		return SIZE_MAX;
-	return sizeof(struct blitz_task) + state_size;
+	return TASK_BYTES(state_size);
 }
 
 /*
@@ -427,14 +428,17 @@ static TRACE_COPY void spawn_traced(struct blitz_worker *w, struct blitz_task *t
 
 /*
  * task_alloc - one block for header and state (task_cache.c: the worker's
- * cache of its size class, else a new block on lines of its own).  The scheduler holds one
+ * cache of its size class, else a new block on lines of its own), for
+ * the live list's @shard (owned_shard_of the spawner).  The scheduler holds one
  * reference, a handle (if @handle) another.  The task starts SCHEDULED.
  */
 struct blitz_task *task_alloc(struct blitz_runtime *rt,
 			      const struct blitz_task_vtable *vt,
-			      const void *state, size_t size, int handle, bool traced)
+			      const void *state, size_t size, int handle, bool traced, unsigned shard)
 {
 	struct blitz_task *t;
+	size_t bytes;
+	unsigned c;
 
 	if (size > UINT32_MAX) {
 		errno = EINVAL;
@@ -445,19 +449,18 @@ struct blitz_task *task_alloc(struct blitz_runtime *rt,
 		errno = ENOMEM;
 		return NULL;
 	}
-	t = task_cache_alloc(rt, sizeof(*t) + size);
+	bytes = TASK_BYTES(size);
+	c = bytes > TASK_CACHE_MAX_BYTES ? TASK_CLASS_LARGE : task_class_of(bytes);
+	t = task_cache_alloc(rt, c, bytes);
 	if (!t)
 		return NULL;
+	/* The cold part is left as it is: the state's bits say what is set. */
 	atomic_init(&t->state, (handle ? 2 : 1) * TASK_REF_ONE | TASK_SCHEDULED |
-		    (handle ? TASK_JOIN_INTEREST : TASK_DETACHED) | (traced ? TASK_TRACED : 0));
+		    (handle ? TASK_JOIN_INTEREST : TASK_DETACHED) | (traced ? TASK_TRACED : 0) |
+		    c | (uint64_t)shard << TASK_SHARD_SHIFT);
 	t->vtable = vt;
 	t->next = NULL;
 	t->rt = rt;
-	t->join_waker.vtable = NULL;
-	t->join_waker.data = NULL;
-	t->state_size = (uint32_t)size;
-	t->trace_id = 0;
-	t->trace_seq = 0;
 	if (size)
 		memcpy(t->user, state, size);
 	return t;
@@ -482,10 +485,11 @@ static struct blitz_task *spawn(struct blitz_runtime *rt, const struct blitz_tas
 	nth = w ? atomic_load_explicit(&w->stats.spawned, memory_order_relaxed)
 		: atomic_load_explicit(&rt->external_spawned, memory_order_relaxed);
 	t = task_alloc(rt, vt, state, size, handle,
-		       rt->cfg.trace_sample <= 1 || nth % rt->cfg.trace_sample == 0);
+		       rt->cfg.trace_sample <= 1 || nth % rt->cfg.trace_sample == 0,
+		       w ? w->index % OWNED_SHARDS : OWNED_OUTSIDE);
 	if (!t)
 		return NULL;
-	if (!owned_insert(&rt->owned, t, w ? w->index : OWNED_OUTSIDE)) {
+	if (!owned_insert(&rt->owned, t)) {
 		task_cache_free(t);
 		errno = ESHUTDOWN;
 		return NULL;
@@ -562,23 +566,24 @@ bool blitz_task_cancelled(const struct blitz_task *t)
 enum blitz_poll blitz_join_poll(struct blitz_task *t, struct blitz_cx *cx)
 {
 	uint64_t s = task_state_load(t);
+	struct task_cold *cold = task_cold(t);
 	struct blitz_waker mine;
 
 	if (task_lifecycle(s) == TASK_COMPLETE)
 		return BLITZ_READY;
 	if (s & TASK_JOIN_WAKER) {
-		if (t->join_waker.data == cx->task)
+		if (cold->join_waker.data == cx->task)
 			return BLITZ_PENDING;	/* already registered */
 		while (!task_cas(t, &s, s & ~TASK_JOIN_WAKER))
 			if (task_lifecycle(s) == TASK_COMPLETE)
 				return BLITZ_READY;
-		blitz_waker_drop(&t->join_waker);
+		blitz_waker_drop(&cold->join_waker);
 	}
 	mine = blitz_cx_waker(cx);
-	t->join_waker = mine;
+	cold->join_waker = mine;
 	for (;;) {
 		if (task_lifecycle(s) == TASK_COMPLETE) {
-			blitz_waker_drop(&t->join_waker);
+			blitz_waker_drop(&cold->join_waker);
 			return BLITZ_READY;
 		}
 		if (task_cas(t, &s, s | TASK_JOIN_WAKER))
@@ -618,10 +623,10 @@ void blitz_task_release(struct blitz_task *t)
 		return;
 	s = task_state_load(t);
 	/* Still registered as our own joiner's waker?  Take it back first. */
-	if ((s & TASK_JOIN_WAKER) && current_task && t->join_waker.data == current_task) {
+	if ((s & TASK_JOIN_WAKER) && current_task && task_cold(t)->join_waker.data == current_task) {
 		while (task_lifecycle(s) != TASK_COMPLETE) {
 			if (task_cas(t, &s, s & ~TASK_JOIN_WAKER)) {
-				blitz_waker_drop(&t->join_waker);
+				blitz_waker_drop(&task_cold(t)->join_waker);
 				break;
 			}
 		}

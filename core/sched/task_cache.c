@@ -4,10 +4,8 @@
  * runtime's depot (task_cache.h has the rules; docs/scheduler.md, "Task
  * memory", the why).
  *
- * The classes are 16-byte steps of the task's size, 88 to 520 bytes (the
- * steps of glibc's chunks, which the blocks once were); a class's block
- * is its size rounded up to a cache line, carved from a slab
- * (task_slab.h), so several classes share a block size.  A thread keeps at
+ * The classes (task_cache.h) are carved from slabs (task_slab.h).  A
+ * thread keeps at
  * most TASK_CACHE_BLOCKS blocks of at most 576 bytes that it freed itself
  * (144 KiB), and whatever it took from a depot (at most TASK_DEPOT_BYTES
  * per class) until it spawns them.
@@ -21,23 +19,15 @@
 #include "task_slab.h"
 #include "worker.h"
 
-static inline unsigned class_of(size_t bytes)
-{
-	return (unsigned)((bytes + 8 + 15) / 16 - 6);
-}
-
-static inline size_t class_bytes(unsigned c)
-{
-	return 16 * (c + 6) - 8;
-}
 
 /* block_bytes - what a block of class @c takes of its slab (task_slab.h). */
 static inline size_t block_bytes(unsigned c)
 {
-	return TASK_BLOCK_BYTES(class_bytes(c));
+	return TASK_BLOCK_BYTES(task_class_bytes(c));
 }
 
-_Static_assert(sizeof(struct blitz_task) + 8 + 15 >= 6 * 16, "the smallest task is class 0");
+_Static_assert(TASK_BYTES(0) + 8 + 15 >= 6 * 16, "the smallest task is class 0");
+_Static_assert(TASK_CACHE_CLASSES <= TASK_CLASS_LARGE, "a class fits the state's bits");
 _Static_assert((TASK_CACHE_MAX_BYTES + 8 + 15) / 16 - 6 == TASK_CACHE_CLASSES - 1,
 	       "TASK_CACHE_CLASSES covers TASK_CACHE_MAX_BYTES");
 
@@ -168,14 +158,14 @@ void task_depot_drain(struct task_depot *d)
 uint32_t task_depot_blocks(struct task_depot *d, size_t bytes)
 {
 	/* Relaxed: a snapshot. */
-	return (uint32_t)(atomic_load_explicit(&d->head[class_of(bytes)], memory_order_relaxed) &
+	return (uint32_t)(atomic_load_explicit(&d->head[task_class_of(bytes)], memory_order_relaxed) &
 			  DEPOT_COUNT_MASK);
 }
 
 /* task_depot_max - the most a depot holds of the class of tasks of @bytes. */
 uint32_t task_depot_max(size_t bytes)
 {
-	return depot_max(class_of(bytes));
+	return depot_max(task_class_of(bytes));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -254,7 +244,7 @@ static inline void *list_pop(struct task_cache *tc, unsigned c)
 
 	tc->head[c] = b->next;
 	tc->len--;
-	mem_unpoison(b, class_bytes(c));
+	mem_unpoison(b, task_class_bytes(c));
 	return b;
 }
 
@@ -264,7 +254,7 @@ static inline void list_push(struct task_cache *tc, unsigned c, struct task_bloc
 	b->next = tc->head[c];
 	tc->head[c] = b;
 	tc->len++;
-	mem_poison(b + 1, class_bytes(c) - sizeof(*b));
+	mem_poison(b + 1, task_class_bytes(c) - sizeof(*b));
 }
 
 /*
@@ -293,7 +283,7 @@ static __attribute__((noinline)) void *alloc_slow(struct blitz_runtime *rt, stru
 	}
 	if (w)
 		stat_inc(w, task_cache_misses);
-	return task_slab_alloc(block_bytes(c), class_bytes(c));
+	return task_slab_alloc(block_bytes(c), task_class_bytes(c));
 }
 
 /* alloc_outside - task_cache_alloc on a thread that is not a worker. */
@@ -307,20 +297,24 @@ static __attribute__((noinline)) void *alloc_outside(struct blitz_runtime *rt, u
 }
 
 /*
- * task_cache_alloc - a block for a task of @bytes (header and state) that
- * is spawned into @rt: from the calling thread's list of its class, else
- * from @rt's depot of it, else a new block of the class from a slab; beyond the
- * largest class, malloc of @bytes itself.  A worker's hit is the short
- * path (no call, no stack frame); the rest is out of line.
+ * task_cache_alloc - a block for a task of @bytes (TASK_BYTES: header,
+ * state, cold part) of class @c (task_class, or TASK_CLASS_LARGE) that
+ * is spawned into @rt: from the calling thread's
+ * list of its class, else from @rt's depot of it, else a new block of the
+ * class from a slab; beyond the largest class, a malloc with the cold
+ * part in front (task.h), and the address returned is the header's.  A
+ * worker's hit is the short path (no call, no stack frame); the rest is
+ * out of line.
  */
-void *task_cache_alloc(struct blitz_runtime *rt, size_t bytes)
+void *task_cache_alloc(struct blitz_runtime *rt, unsigned c, size_t bytes)
 {
 	struct blitz_worker *w = current_worker;
-	unsigned c;
 
-	if (bytes > TASK_CACHE_MAX_BYTES)
-		return malloc(bytes);
-	c = class_of(bytes);
+	if (c == TASK_CLASS_LARGE) {
+		char *b = malloc(bytes - sizeof(struct task_cold) + TASK_COLD_FRONT);
+
+		return b ? b + TASK_COLD_FRONT : NULL;
+	}
 	if (__builtin_expect(!w, 0))
 		return alloc_outside(rt, c);
 	if (__builtin_expect(!w->task_cache.head[c], 0))
@@ -355,7 +349,7 @@ static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct t
 	if (!o->head[c])
 		o->tail[c] = b;
 	o->head[c] = b;
-	mem_poison(b + 1, class_bytes(c) - sizeof(*b));
+	mem_poison(b + 1, task_class_bytes(c) - sizeof(*b));
 	if (++o->n[c] < TASK_DEPOT_BATCH)
 		return;
 	if (!depot_push(&w->rt->depot, c, o->head[c], o->tail[c], o->n[c]))
@@ -372,14 +366,14 @@ static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct t
 void task_cache_free(struct blitz_task *t)
 {
 	struct blitz_worker *w = current_worker;
-	size_t bytes = sizeof(*t) + t->state_size;
-	unsigned c;
+	/* Relaxed: the class is fixed at spawn; the last reference's acquire ordered the rest. */
+	unsigned c = (unsigned)(atomic_load_explicit(&t->state, memory_order_relaxed) &
+				TASK_CLASS_MASK);
 
-	if (bytes > TASK_CACHE_MAX_BYTES) {
-		free(t);
+	if (c == TASK_CLASS_LARGE) {
+		free((char *)t - TASK_COLD_FRONT);
 		return;
 	}
-	c = class_of(bytes);
 	if (__builtin_expect(w && w->task_cache.len < TASK_CACHE_BLOCKS, 1))
 		list_push(&w->task_cache, c, (struct task_block *)t);
 	else

@@ -32,8 +32,8 @@
  *  - A block on a list or in the depot is a block of its class carved
  *    from a slab and not given back to it (task_slab.h); under
  *    AddressSanitizer all of it but the link is poisoned.
- *  - The class of a task is a function of its state_size, which never
- *    changes: the freeing thread finds the same class as the allocating one.
+ *  - The class of a task is a function of its size, kept in its state
+ *    (task.h) from spawn: the freeing thread finds the allocating one's.
  *  - A thread holds at most TASK_CACHE_BLOCKS blocks that it freed itself,
  *    plus what it took from a depot (at most depot_max of a class per
  *    take) until it spawns them: a take is whole, so a thread that takes
@@ -52,6 +52,23 @@
 #define TASK_CACHE_MAX_BYTES	512	/* larger tasks are not cached */
 #define TASK_CACHE_BLOCKS	256	/* a thread's lists take its frees while they hold fewer (all classes) */
 #define TASK_CACHE_CLASSES	28	/* 16-byte steps from 88 to 520 bytes (task_cache.c) */
+
+/*
+ * The classes are 16-byte steps of a task's size (TASK_BYTES: header,
+ * state, cold part), 88 to 520 bytes: the steps of glibc's chunks, which
+ * the blocks once were.  A class's block is its size rounded up to a
+ * cache line (task_slab.h), so several classes share a block size.
+ */
+static inline unsigned task_class_of(size_t bytes)
+{
+	return (unsigned)((bytes + 8 + 15) / 16 - 6);
+}
+
+/* task_class_bytes - the largest task of class @c. */
+static inline size_t task_class_bytes(unsigned c)
+{
+	return 16 * (c + 6) - 8;
+}
 
 #define TASK_DEPOT_BYTES	(4u << 20)	/* what a depot may hold per class */
 #define TASK_DEPOT_BATCH	64		/* a worker's blocks go to the depot this many at a time */
@@ -85,7 +102,7 @@ struct blitz_task;
 
 void task_cache_init(struct task_cache *tc);
 void task_outbox_init(struct task_outbox *o);
-void *task_cache_alloc(struct blitz_runtime *rt, size_t bytes);
+void *task_cache_alloc(struct blitz_runtime *rt, unsigned c, size_t bytes);
 void task_cache_free(struct blitz_task *t);
 void task_cache_drain(struct blitz_worker *w);
 void task_depot_init(struct task_depot *d);

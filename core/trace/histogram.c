@@ -439,7 +439,7 @@ void hist_adapt(struct blitz_worker *w, uint64_t ewma_ns, uint64_t tick_ns)
  */
 static void stamp(struct blitz_task *t, uint64_t now, uint32_t weight)
 {
-	t->queued_at = now << STAMP_SHIFT | (uint64_t)(__builtin_ctz(weight) + 1);
+	task_cold(t)->queued_at = now << STAMP_SHIFT | (uint64_t)(__builtin_ctz(weight) + 1);
 	atomic_fetch_or_explicit(&t->state, TASK_STAMPED, memory_order_relaxed);
 }
 
@@ -512,7 +512,7 @@ void hist_burst(struct blitz_worker *w)
  */
 void hist_stamp_read(struct blitz_worker *w, struct blitz_task *t)
 {
-	uint64_t queued = t->queued_at, at = queued >> STAMP_SHIFT, now;
+	uint64_t queued = task_cold(t)->queued_at, at = queued >> STAMP_SHIFT, now;
 	struct worker_hist *h;
 	uint32_t weight;
 

@@ -42,6 +42,36 @@
 #define TRACE_COPY	__attribute__((noinline))
 
 /* ---------------------------------------------------------------------- */
+/* A task's name in the log                                                */
+
+/*
+ * trace_task_id - @t's id in the event log (event_log.h, "Task ids"),
+ * given at its first record and kept in its cold part (task.h): a task
+ * made before the window has none until then.  Only the thread that logs
+ * the task writes it, as events_task_id says; TASK_TRACE_ID tells that
+ * the cold part holds it, since the cold part is not cleared at spawn.
+ * @fresh: @t is being spawned and no other thread has it yet, so the bit
+ * is set without a read-modify-write; else a relaxed or (the state's other
+ * bits change under other threads; the bit is read only by the thread
+ * that logs the task next, which the task's queue orders after this one).
+ */
+static inline uint64_t trace_task_id(struct blitz_task *t, bool fresh)
+{
+	struct task_cold *c = task_cold(t);
+	uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
+
+	if (__builtin_expect(s & TASK_TRACE_ID, 1))
+		return c->trace_id;
+	c->trace_id = 0;	/* events_task_id gives one */
+	c->trace_seq = 0;	/* so the caller takes the id before the count */
+	if (fresh)
+		atomic_store_explicit(&t->state, s | TASK_TRACE_ID, memory_order_relaxed);
+	else
+		atomic_fetch_or_explicit(&t->state, TASK_TRACE_ID, memory_order_relaxed);
+	return events_task_id(&c->trace_id);
+}
+
+/* ---------------------------------------------------------------------- */
 /* A poll                                                                  */
 
 /* What a poll's hooks carry from its start to its end. */
@@ -95,9 +125,12 @@ trace_poll_start(struct trace_poll *p, struct blitz_worker *w, struct blitz_task
 	p->log = !logged || !task_traced(t) ? NULL : traced ? poll_log(w, t) : &w->events;
 	if (p->log) {
 		events_room(p->log, 2);
-		events_put(p->log, BLITZ_EVENT_POLL_START, tick_clock_now(),
-			   events_task_id(&t->trace_id), (uint64_t)(uintptr_t)t->vtable,
-			   !traced || w ? (unsigned)w->run_source : SRC_HELPER, (int)t->trace_seq);
+		uint64_t id = trace_task_id(t, false);
+
+		events_put(p->log, BLITZ_EVENT_POLL_START, tick_clock_now(), id,
+			   (uint64_t)(uintptr_t)t->vtable,
+			   !traced || w ? (unsigned)w->run_source : SRC_HELPER,
+			   (int)task_cold(t)->trace_seq);
 		if (traced && !w)
 			events_outside_publish(p->log);
 	}
@@ -118,7 +151,8 @@ trace_poll_end(struct trace_poll *p, struct blitz_worker *w, struct blitz_task *
 		uint64_t end = tick_clock_now();
 
 		events_room(p->log, 1);
-		events_put(p->log, BLITZ_EVENT_POLL_END, end, t->trace_id, 0, r == BLITZ_READY, -1);
+		events_put(p->log, BLITZ_EVENT_POLL_END, end, task_cold(t)->trace_id, 0,
+			   r == BLITZ_READY, -1);
 		if (traced && !w)
 			events_outside_publish(p->log);
 	}
@@ -138,7 +172,7 @@ trace_poll_end(struct trace_poll *p, struct blitz_worker *w, struct blitz_task *
  */
 static inline uint32_t task_queueing(struct blitz_task *t, unsigned type)
 {
-	return type == BLITZ_EVENT_SPAWN ? 0 : ++t->trace_seq;
+	return type == BLITZ_EVENT_SPAWN ? 0 : ++task_cold(t)->trace_seq;
 }
 
 void trace_outside_queued(struct blitz_task *t, unsigned type);
@@ -170,12 +204,12 @@ static inline void trace_schedule(struct blitz_worker *w, struct blitz_task *t, 
 		trace_outside(t, BLITZ_EVENT_SCHEDULE);
 	else if (task_traced(t)) {
 		struct worker_events *e = &w->events;
-		uint64_t id = events_task_id(&t->trace_id);
+		uint64_t id = trace_task_id(t, false);
 
 		events_room(e, 1);
 		events_put(e, BLITZ_EVENT_SCHEDULE, events_requeue_ticks(e, id), id,
 			   (uint64_t)(uintptr_t)t, (unsigned)worker_local_dest(w, yield),
-			   (int)++t->trace_seq);
+			   (int)++task_cold(t)->trace_seq);
 	}
 }
 
@@ -186,7 +220,7 @@ static inline void trace_schedule(struct blitz_worker *w, struct blitz_task *t, 
 static inline void trace_spawn(struct blitz_worker *w, struct blitz_task *t)
 {
 	if ((w->traced & TRACED_EVENTS) && task_traced(t))
-		events_log(&w->events, BLITZ_EVENT_SPAWN, events_task_id(&t->trace_id),
+		events_log(&w->events, BLITZ_EVENT_SPAWN, trace_task_id(t, true),
 			   (uint64_t)(uintptr_t)t, (unsigned)worker_local_dest(w, false), 0);
 	if (w->traced & TRACED_HIST)
 		hist_stamp(&w->hist, t);

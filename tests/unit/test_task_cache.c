@@ -65,11 +65,11 @@ struct link {
 };
 
 #define SHORT_LINK	(offsetof(struct link, tail) + 4)
-#define CLASS(state)	((sizeof(struct blitz_task) + (state) + 8 + 15) / 16)
+#define CLASS(state)	((TASK_BYTES(state) + 8 + 15) / 16)
 
 _Static_assert(sizeof(struct link) > SHORT_LINK && CLASS(sizeof(struct link)) == CLASS(SHORT_LINK),
 	       "the two link sizes share a class (task_cache.c: 16-byte steps)");
-_Static_assert(sizeof(struct blitz_task) + sizeof(struct link) <= TASK_CACHE_MAX_BYTES,
+_Static_assert(TASK_BYTES(sizeof(struct link)) <= TASK_CACHE_MAX_BYTES,
 	       "a link is cached");
 
 static enum blitz_poll link_poll(void *arg, struct blitz_cx *cx);
@@ -215,7 +215,7 @@ END_TEST
 START_TEST(the_depot_keeps_at_most_its_bound)
 {
 	size_t size = offsetof(struct burst_task, pad);
-	uint32_t max = task_depot_max(sizeof(struct blitz_task) + size);
+	uint32_t max = task_depot_max(TASK_BYTES(size));
 	uint32_t over = max + 100;			/* beyond the worker's lists */
 	uint32_t batches = over / TASK_DEPOT_BATCH;
 	uint32_t kept = max / TASK_DEPOT_BATCH < batches ? max / TASK_DEPOT_BATCH : batches;
@@ -236,7 +236,7 @@ START_TEST(a_large_task_is_not_cached)
 {
 	struct burst_root r = { .size = sizeof(struct burst_task), .n = BURST };
 
-	ck_assert_uint_gt(sizeof(struct blitz_task) + r.size, TASK_CACHE_MAX_BYTES);
+	ck_assert_uint_gt(TASK_BYTES(r.size), TASK_CACHE_MAX_BYTES);
 	ck_assert_int_eq(blitz_block_on(rt, &burst_root_vt, &r, sizeof(r)), 0);
 	ck_assert_int_eq(r.bad, 0);
 	ck_assert_uint_eq(r.hits[2], r.hits[0]);
@@ -294,7 +294,7 @@ static const struct blitz_task_vtable hold_vt = BLITZ_TASK_VTABLE(hold_poll, NUL
  */
 START_TEST(a_remote_burst_comes_back_to_the_spawner)
 {
-	size_t bytes = sizeof(struct blitz_task);
+	size_t bytes = TASK_BYTES(0);
 	_Atomic int release = 0;
 	struct hold hold = { &release, { 0 } };
 	struct blitz_task *held, *h[3];
@@ -416,7 +416,7 @@ END_TEST
  * its header line: two tasks never write one line.
  */
 enum { SIZES = 6, PER_SIZE = 300 };
-static const size_t state_sizes[SIZES] = { 0, 8, 24, 100, 300, TASK_CACHE_MAX_BYTES - sizeof(struct blitz_task) };
+static const size_t state_sizes[SIZES] = { 0, 8, 24, 100, 300, TASK_CACHE_MAX_BYTES - TASK_BYTES(0) };
 
 struct placed {
 	uintptr_t at;
@@ -442,7 +442,7 @@ START_TEST(every_block_has_lines_of_its_own)
 			t[n] = blitz_spawn(rt, &test_nothing_vt, state, state_sizes[k]);
 			ck_assert_ptr_nonnull(t[n]);
 			p[n].at = (uintptr_t)t[n];
-			p[n].bytes = TASK_BLOCK_BYTES(sizeof(struct blitz_task) + state_sizes[k]);
+			p[n].bytes = TASK_BLOCK_BYTES(TASK_BYTES(state_sizes[k]));
 		}
 	}
 	qsort(p, (size_t)n, sizeof(p[0]), by_address);
@@ -458,6 +458,45 @@ START_TEST(every_block_has_lines_of_its_own)
 	for (int i = 0; i < n; i++) {
 		ck_assert_int_eq(blitz_join(t[i]), 0);
 		blitz_task_release(t[i]);
+	}
+}
+END_TEST
+
+/*
+ * A task's cold part (task.h) lies inside its class's bytes, past its
+ * state; the header and a state of at most 16 bytes share the block's
+ * first line, all that a spawn, a poll and a free of an untraced task
+ * touch.  A large task's cold part is in front of it.  Every size is joined (the join's waker lives
+ * in the cold part) and checked for its state's bytes after the join.
+ */
+START_TEST(the_cold_part_is_past_the_state)
+{
+	static const size_t sizes[] = { 0, 8, 16, 24, 40, 100, TASK_CACHE_MAX_BYTES - TASK_BYTES(0), 2000 };
+	static unsigned char state[2000];
+
+	for (size_t i = 0; i < sizeof(state); i++)
+		state[i] = (unsigned char)(i * 7 + 1);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct blitz_task *t = blitz_spawn(rt, &test_nothing_vt, state, sizes[k]);
+		char *cold, *user;
+
+		ck_assert_ptr_nonnull(t);
+		cold = (char *)task_cold(t);
+		user = task_user(t);
+		if (TASK_BYTES(sizes[k]) > TASK_CACHE_MAX_BYTES) {
+			ck_assert_ptr_eq(cold + TASK_COLD_FRONT, (char *)t);
+		} else {
+			ck_assert_uint_eq((uintptr_t)t % TASK_BLOCK_ALIGN, 0);
+			ck_assert_uint_ge((uintptr_t)cold, (uintptr_t)(user + sizes[k]));
+			/* Within its class's bytes: 16-byte steps (task_cache.h). */
+			ck_assert_uint_le(cold + sizeof(struct task_cold) - (char *)t,
+					  TASK_BYTES(sizes[k]) + 15);
+			if (sizes[k] <= 16)	/* what an untraced task touches: one line */
+				ck_assert_uint_le(user + sizes[k] - (char *)t, TASK_BLOCK_ALIGN);
+		}
+		ck_assert_int_eq(blitz_join(t), 0);
+		ck_assert_mem_eq(task_user(t), state, sizes[k]);
+		blitz_task_release(t);
 	}
 }
 END_TEST
@@ -571,6 +610,7 @@ static Suite *task_cache_suite(void)
 	tcase_add_test(tc, a_thread_past_its_exit_keeps_nothing);
 	tcase_add_test(tc, remote_spawners_share_the_depot);
 	tcase_add_test(tc, every_block_has_lines_of_its_own);
+	tcase_add_test(tc, the_cold_part_is_past_the_state);
 	suite_add_tcase(s, tc);
 	tc = TCASE("slabs", 60);	/* no fixture: the slabs are counted with no runtime left */
 	tcase_add_test(tc, slabs_go_back_once_their_blocks_do);
