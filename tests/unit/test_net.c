@@ -499,7 +499,15 @@ START_TEST(connection_refused)
 }
 END_TEST
 
-/* A client that writes a lot into a peer that resets the connection. */
+/*
+ * A client that writes a lot into a peer that resets the connection.
+ * Both ends' buffers are held small (the kernel doubles the value and
+ * stops autotuning it): loopback's autotuned buffers grow past the 4 MiB
+ * written, and a run slow to reach the reset (under ThreadSanitizer) had
+ * the whole payload taken before it, the write a success.
+ */
+static const int small_buffer = 16384;
+
 struct blaster {
 	struct blitz_co co;
 	struct blitz_connect c;
@@ -515,6 +523,8 @@ static enum blitz_poll blaster_poll(void *arg, struct blitz_cx *cx)
 	BLITZ_CO_BEGIN(&b->co);
 	BLITZ_AWAIT(&b->co, blitz_connect_poll(&b->c, &b->to, cx));
 	ck_assert_int_ge(b->c.result, 0);
+	ck_assert_int_eq(setsockopt(b->c.result, SOL_SOCKET, SO_SNDBUF, &small_buffer,
+				    sizeof(small_buffer)), 0);
 	BLITZ_AWAIT(&b->co, blitz_write_all_poll(&b->x, b->c.result, payload_base, PAYLOAD_MAX, cx));
 	b->write_result = b->x.result;
 	BLITZ_AWAIT(&b->co, blitz_read_poll(&b->x, b->c.result, payload_base, 16, cx));
@@ -538,6 +548,9 @@ START_TEST(peer_reset_mid_stream)
 	make_payload();
 	ck_assert_int_eq(blitz_addr_parse("127.0.0.1:0", &a, NULL, 0), 0);
 	lfd = blitz_listen(&a, 8);
+	ck_assert_int_ge(lfd, 0);
+	/* Before the connection: an accepted socket takes the listener's. */
+	ck_assert_int_eq(setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small_buffer, sizeof(small_buffer)), 0);
 	ck_assert_int_eq(blitz_addr_local(lfd, &b.to), 0);
 	t = blitz_spawn(rt, &blaster_vt, &b, sizeof(b));
 	/* The peer: accept, read a little, then reset (linger 0 + close). */
