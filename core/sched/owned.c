@@ -80,8 +80,8 @@ bool owned_remove(struct blitz_owned *o, struct blitz_task *t, int worker)
 }
 
 /*
- * owned_defer - @t, which owned_remove left on its list, is COMPLETE: hand it with the scheduler's reference to whoever unlinks
- * it (owned.h): for a task of the outside shard, @local, the completing
+ * owned_defer - @t, which owned_remove left on its list, is COMPLETE:
+ * hand it with the scheduler's reference to whoever unlinks it (owned.h): for a task of the outside shard, @local, the completing
  * worker's own list (owned_remove defers an outside task only on a
  * worker, so @local is set then); else its shard's done stack.  The last
  * thing task_finish does with @t.

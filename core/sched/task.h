@@ -123,16 +123,21 @@ struct task_cold {
 
 static inline void *task_user(struct blitz_task *t) { return t->user; }
 
+/* task_class - @t's block class, or TASK_CLASS_LARGE.  Relaxed: fixed at spawn. */
+static inline unsigned task_class(const struct blitz_task *t)
+{
+	return (unsigned)(atomic_load_explicit(&((struct blitz_task *)t)->state,
+					       memory_order_relaxed) & TASK_CLASS_MASK);
+}
+
 /*
  * task_cold - @t's cold part: the last bytes of its class's size from the
  * block's start (inside what the cache unpoisons, past the state), or
- * TASK_COLD_FRONT before the header of a large task.  Relaxed: the class
- * is fixed at spawn.
+ * TASK_COLD_FRONT before the header of a large task.
  */
 static inline struct task_cold *task_cold(struct blitz_task *t)
 {
-	unsigned c = (unsigned)(atomic_load_explicit(&t->state, memory_order_relaxed) &
-				TASK_CLASS_MASK);
+	unsigned c = task_class(t);
 
 	if (__builtin_expect(c == TASK_CLASS_LARGE, 0))
 		return (struct task_cold *)((char *)t - TASK_COLD_FRONT);

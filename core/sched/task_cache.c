@@ -5,10 +5,9 @@
  * memory", the why).
  *
  * The classes (task_cache.h) are carved from slabs (task_slab.h).  A
- * thread keeps at
- * most TASK_CACHE_BLOCKS blocks of at most 576 bytes that it freed itself
- * (144 KiB), and whatever it took from a depot (at most TASK_DEPOT_BYTES
- * per class) until it spawns them.
+ * thread keeps at most TASK_CACHE_BLOCKS blocks of at most 576 bytes
+ * that it freed itself (144 KiB), and whatever it took from a depot (at
+ * most TASK_DEPOT_BYTES per class) until it spawns them.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,7 +17,6 @@
 #include "task_cache.h"
 #include "task_slab.h"
 #include "worker.h"
-
 
 /* block_bytes - what a block of class @c takes of its slab (task_slab.h). */
 static inline size_t block_bytes(unsigned c)
@@ -366,9 +364,7 @@ static __attribute__((noinline)) void free_slow(struct blitz_worker *w, struct t
 void task_cache_free(struct blitz_task *t)
 {
 	struct blitz_worker *w = current_worker;
-	/* Relaxed: the class is fixed at spawn; the last reference's acquire ordered the rest. */
-	unsigned c = (unsigned)(atomic_load_explicit(&t->state, memory_order_relaxed) &
-				TASK_CLASS_MASK);
+	unsigned c = task_class(t);
 
 	if (c == TASK_CLASS_LARGE) {
 		free((char *)t - TASK_COLD_FRONT);

@@ -100,19 +100,10 @@ extern __thread uint64_t events_id_next __attribute__((tls_model("initial-exec")
 extern __thread uint64_t events_id_end __attribute__((tls_model("initial-exec")));
 uint64_t events_id_refill(void);
 
-/*
- * events_task_id - the id in *@slot (a task's trace_id), given at the
- * task's first record: a task made before the window has 0 until then.
- * Only the thread that logs the task writes it: its spawn, schedule and
- * polls are ordered by the task's state and its queue.
- */
-static inline uint64_t events_task_id(uint64_t *slot)
+/* events_new_id - a task id never handed out before in the process. */
+static inline uint64_t events_new_id(void)
 {
-	uint64_t id = *slot;
-
-	if (__builtin_expect(!id, 0))
-		*slot = id = events_id_next < events_id_end ? events_id_next++ : events_id_refill();
-	return id;
+	return events_id_next < events_id_end ? events_id_next++ : events_id_refill();
 }
 
 /*

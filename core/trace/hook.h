@@ -48,8 +48,9 @@
  * trace_task_id - @t's id in the event log (event_log.h, "Task ids"),
  * given at its first record and kept in its cold part (task.h): a task
  * made before the window has none until then.  Only the thread that logs
- * the task writes it, as events_task_id says; TASK_TRACE_ID tells that
- * the cold part holds it, since the cold part is not cleared at spawn.
+ * the task writes it: its spawn, schedule and polls are ordered by the
+ * task's state and its queue.  TASK_TRACE_ID tells that the cold part
+ * holds it, since the cold part is not cleared at spawn.
  * @fresh: @t is being spawned and no other thread has it yet, so the bit
  * is set without a read-modify-write; else a relaxed or (the state's other
  * bits change under other threads; the bit is read only by the thread
@@ -62,13 +63,13 @@ static inline uint64_t trace_task_id(struct blitz_task *t, bool fresh)
 
 	if (__builtin_expect(s & TASK_TRACE_ID, 1))
 		return c->trace_id;
-	c->trace_id = 0;	/* events_task_id gives one */
+	c->trace_id = events_new_id();
 	c->trace_seq = 0;	/* so the caller takes the id before the count */
 	if (fresh)
 		atomic_store_explicit(&t->state, s | TASK_TRACE_ID, memory_order_relaxed);
 	else
 		atomic_fetch_or_explicit(&t->state, TASK_TRACE_ID, memory_order_relaxed);
-	return events_task_id(&c->trace_id);
+	return c->trace_id;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -135,6 +135,9 @@ START_TEST(outside_task_completed_outside_is_unlinked_at_once)
 	struct blitz_task *a = new_task();
 
 	task_finish(a, -1, 1);
+	/* Not deferred: on no worker's own list, no shard's done stack. */
+	ck_assert_ptr_null(rt->workers[0].owned_local.done);
+	ck_assert_ptr_null(atomic_load(&rt->owned.shard[OWNED_OUTSIDE].done));
 	ck_assert_ptr_null(outside_head());
 	ck_assert_uint_eq(refs(a), 1);
 	blitz_task_release(a);

@@ -466,8 +466,9 @@ END_TEST
  * A task's cold part (task.h) lies inside its class's bytes, past its
  * state; the header and a state of at most 16 bytes share the block's
  * first line, all that a spawn, a poll and a free of an untraced task
- * touch.  A large task's cold part is in front of it.  Every size is joined (the join's waker lives
- * in the cold part) and checked for its state's bytes after the join.
+ * touch.  A large task's cold part is in front of it.  Every size is
+ * joined (the join's waker lives in the cold part) and checked for its
+ * state's bytes after the join.
  */
 START_TEST(the_cold_part_is_past_the_state)
 {
